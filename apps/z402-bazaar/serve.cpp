@@ -1,0 +1,120 @@
+// `z402-bazaar serve`: the engine on CAF threads, HTTP on Asio threads, and a clean stop on
+// SIGINT/SIGTERM (drain, flush the catalog file, exit 0).
+#include "commands.hpp"
+
+#include "z402/auth/keyring.hpp"
+#include "z402/catalog/engine.hpp"
+#include "z402/http/server.hpp"
+
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <caf/all.hpp>
+
+#include <iostream>
+#include <thread>
+
+namespace z402::app {
+namespace {
+
+namespace net = boost::asio;
+
+constexpr std::chrono::milliseconds key_poll_interval{250};  // a changed key counts within 1 s
+
+std::vector<catalog::item_record> load_catalog_records(const std::filesystem::path& file, const auth::keyring& keys,
+                                                       std::int64_t now) {
+  auto loaded = catalog::load_catalog(file, now);
+  if (loaded.state == catalog::catalog_load::status::corrupt)
+    std::cerr << "z402-bazaar: the catalog file " << file.string() << " is corrupt (" << loaded.problem
+              << "); moved aside to " << loaded.moved_aside.string()
+              << "; starting with an empty catalog that the next heartbeats rebuild" << std::endl;
+  // Items of providers removed while the server was down do not come back.
+  std::erase_if(loaded.records, [&](auto& r) { return keys.find(r.provider) == nullptr; });
+  return std::move(loaded.records);
+}
+
+void poll_keys(net::steady_timer& timer, auth::key_store& keys, catalog::engine& engine, http::access_log& log) {
+  timer.expires_after(key_poll_interval);
+  timer.async_wait([&](boost::system::error_code ec) {
+    if (ec) return;
+    for (auto& removed : keys.reload()) engine.forget_provider(removed);
+    log.flush();
+    poll_keys(timer, keys, engine, log);
+  });
+}
+
+}  // namespace
+
+int serve(const config::bazaar_config& cfg) {
+  std::error_code fs_ec;
+  std::filesystem::create_directories(cfg.data_dir, fs_ec);
+  if (fs_ec) {
+    std::cerr << "z402-bazaar: cannot create the data dir " << cfg.data_dir.string() << ": " << fs_ec.message() << std::endl;
+    return 1;
+  }
+  auth::key_store keys{auth::keyring_path(cfg.data_dir)};
+  try {
+    auth::load_keyring(auth::keyring_path(cfg.data_dir));  // refuse to start on a malformed keyring
+  } catch (const std::exception& e) {
+    std::cerr << "z402-bazaar: " << e.what() << std::endl;
+    return 1;
+  }
+  keys.reload();
+
+  // The io_context outlives the actor system: actors may still post completions into it.
+  net::io_context ioc{static_cast<int>(cfg.io_threads)};
+  caf::actor_system_config caf_cfg;
+  caf_cfg.set("scheduler.max-threads", cfg.actor_threads);
+  caf::actor_system sys{caf_cfg};
+
+  catalog::engine_options options;
+  options.limits = cfg.limits;
+  options.catalog_file = cfg.data_dir / "catalog.json";
+  options.initial = load_catalog_records(options.catalog_file, *keys.current(), options.clock->now_ms());
+  catalog::engine engine{sys, std::move(options)};
+
+  http::access_log log{cfg.access_log ? stderr : nullptr};
+  http::app_state app{engine, keys, cfg.terms, cfg.allow_http_resources};
+  http::server_options server_options;
+  server_options.host = cfg.listen_host;
+  server_options.port = cfg.listen_port;
+  http::server server{ioc, server_options, app, log};
+  try {
+    server.start();
+  } catch (const std::exception& e) {
+    std::cerr << "z402-bazaar: cannot listen on " << cfg.listen_host << ":" << cfg.listen_port << ": " << e.what()
+              << std::endl;
+    engine.stop();
+    return 1;
+  }
+  std::cerr << "z402-bazaar: listening on http://" << cfg.listen_host << ":" << server.port() << " with "
+            << engine.snapshots().load()->items.size() << " items; data in " << cfg.data_dir.string() << std::endl;
+
+  net::steady_timer key_timer{ioc};
+  poll_keys(key_timer, keys, engine, log);
+  net::signal_set signals{ioc, SIGINT, SIGTERM};
+  signals.async_wait([&](boost::system::error_code ec, int) {
+    if (ec) return;
+    std::cerr << "z402-bazaar: stopping: draining connections" << std::endl;
+    key_timer.cancel();
+    server.drain([] {});
+  });
+
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < cfg.io_threads; ++i) threads.emplace_back([&] { ioc.run(); });
+  ioc.run();
+  for (auto& t : threads) t.join();
+
+  bool flushed = false;
+  {
+    caf::scoped_actor self{sys};
+    self->request(engine.registry(), std::chrono::seconds{10}, catalog::atom::flush::value)
+        .receive([&](bool ok) { flushed = ok; },
+                 [&](caf::error& err) { std::cerr << "z402-bazaar: final flush failed: " << sys.render(err) << std::endl; });
+  }
+  engine.stop();
+  log.flush();
+  std::cerr << "z402-bazaar: stopped" << (flushed ? "; catalog saved" : "; the catalog could not be saved") << std::endl;
+  return flushed ? 0 : 1;
+}
+
+}  // namespace z402::app

@@ -1,0 +1,27 @@
+# Everything comes from Debian packages (see .ci/install-deps); nothing is downloaded here.
+
+# CAF 0.17.6: Debian ships no CMake package config, so import the libraries by hand.
+find_package(Threads REQUIRED)
+find_path(CAF_INCLUDE_DIR NAMES caf/all.hpp REQUIRED)
+find_library(CAF_CORE_LIBRARY NAMES caf_core REQUIRED)
+file(STRINGS "${CAF_INCLUDE_DIR}/caf/config.hpp" _caf_version_line REGEX "^#define CAF_VERSION [0-9]+")
+string(REGEX REPLACE "^#define CAF_VERSION ([0-9]+).*" "\\1" CAF_VERSION_NUMBER "${_caf_version_line}")
+if(CAF_VERSION_NUMBER LESS 1700 OR CAF_VERSION_NUMBER GREATER_EQUAL 1800)
+  message(FATAL_ERROR "z402 needs CAF 0.17.x, found ${CAF_VERSION_NUMBER}")
+endif()
+add_library(CAF::core UNKNOWN IMPORTED)
+set_target_properties(CAF::core PROPERTIES
+  IMPORTED_LOCATION "${CAF_CORE_LIBRARY}"
+  INTERFACE_INCLUDE_DIRECTORIES "${CAF_INCLUDE_DIR}"
+  INTERFACE_LINK_LIBRARIES Threads::Threads)
+
+# Boost 1.81: Beast and Asio are header-only, JSON is compiled.
+find_package(Boost 1.81 EXACT REQUIRED COMPONENTS json)
+
+find_package(OpenSSL 3 REQUIRED)
+
+# valijson: header-only, unpacked from Debian's package by .ci/install-deps.
+find_path(VALIJSON_INCLUDE_DIR NAMES valijson/validator.hpp
+          HINTS "${PROJECT_SOURCE_DIR}/.deps/valijson/include" REQUIRED)
+add_library(valijson INTERFACE IMPORTED)
+set_target_properties(valijson PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${VALIJSON_INCLUDE_DIR}")

@@ -1,0 +1,18 @@
+#pragma once
+// The few primitives keys need, all from OpenSSL 3.
+#include <string>
+#include <string_view>
+
+namespace z402::auth {
+
+/// SHA-256 of `data` as 64 lower-case hex digits.
+std::string sha256_hex(std::string_view data);
+
+/// A new secret: 32 bytes from OpenSSL's CSPRNG, base64url without padding, behind `prefix`
+/// (the prefix lets secret scanners recognise a leaked key).
+std::string random_key(std::string_view prefix);
+
+/// Compares two equal-length strings in time that does not depend on their content.
+bool constant_time_equal(std::string_view a, std::string_view b);
+
+}  // namespace z402::auth

@@ -1,0 +1,67 @@
+#pragma once
+// Provider records (catalog.md §1): name, payTo and the SHA-256 of the one API key, in their
+// own file beside the catalog (never lost to a catalog rebuild). The CLI edits the file under
+// a lock; a running server re-reads it when it changes (key_store::reload).
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace z402::auth {
+
+struct provider_record {
+  std::string name;
+  std::string pay_to;
+  std::string key_hash;  // hex SHA-256 of the key
+  std::int64_t created_ms = 0;
+};
+
+struct keyring {
+  std::vector<provider_record> providers;
+  const provider_record* find(std::string_view name) const;
+};
+
+/// Why `name` cannot name a provider (1-64 of A-Z a-z 0-9 . _ -), or nullopt.
+std::optional<std::string> invalid_provider_name(std::string_view name);
+/// Why `pay_to` cannot be a payTo address (1-256 printable ASCII, no spaces), or nullopt.
+std::optional<std::string> invalid_pay_to(std::string_view pay_to);
+
+std::filesystem::path keyring_path(const std::filesystem::path& data_dir);
+
+/// Reads the keyring; an absent file is an empty keyring. Throws std::runtime_error when the
+/// file is unreadable or malformed (operators must hear of it; nothing is overwritten).
+keyring load_keyring(const std::filesystem::path& file);
+
+/// The CLI's edits. Each takes the data dir's lock, re-reads, changes, writes atomically.
+/// add/rotate return the new key, which is shown once and stored only as its hash.
+/// They throw std::runtime_error with a message for the operator.
+std::string add_provider(const std::filesystem::path& data_dir, std::string_view name, std::string_view pay_to,
+                         std::int64_t now_ms);
+std::string rotate_provider_key(const std::filesystem::path& data_dir, std::string_view name);
+void remove_provider(const std::filesystem::path& data_dir, std::string_view name);
+
+/// The server's view of the keyring: swapped atomically, reloaded when the file changes.
+class key_store {
+ public:
+  explicit key_store(std::filesystem::path file);
+
+  /// Re-reads the file if its size, mtime or inode changed. Returns the names of providers
+  /// that disappeared. A malformed file keeps the previous keyring (and logs once).
+  std::vector<std::string> reload();
+
+  /// The provider whose key is `presented`, compared by hash in constant time.
+  std::optional<provider_record> authenticate(std::string_view presented) const;
+
+  std::shared_ptr<const keyring> current() const { return current_.load(std::memory_order_acquire); }
+
+ private:
+  std::filesystem::path file_;
+  std::string stamp_;
+  std::atomic<std::shared_ptr<const keyring>> current_;
+};
+
+}  // namespace z402::auth

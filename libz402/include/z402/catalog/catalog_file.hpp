@@ -1,0 +1,27 @@
+#pragma once
+// The embedded store: one JSON file (catalog.md §6). The file keeps what a restart needs:
+// owner, listing order, lastSeen, lastUpdated and today's paid calls of every item.
+#include "z402/catalog/item.hpp"
+#include "z402/catalog/snapshot.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace z402::catalog {
+
+std::string serialize_catalog(const snapshot& snap);
+
+struct catalog_load {
+  enum class status { missing, loaded, corrupt };
+  status state = status::missing;
+  std::vector<item_record> records;
+  std::string problem;                  // corrupt: why
+  std::filesystem::path moved_aside;    // corrupt: where the bad file went
+};
+
+/// Reads the catalog file. A corrupt file is renamed to `<file>.corrupt-<ms>` and reported;
+/// the caller starts empty and the next heartbeat of every ready service rebuilds it.
+catalog_load load_catalog(const std::filesystem::path& file, std::int64_t now_ms);
+
+}  // namespace z402::catalog

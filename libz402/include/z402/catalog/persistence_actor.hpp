@@ -1,0 +1,29 @@
+#pragma once
+// PERSISTENCE: writes the newest snapshot to the catalog file, at most about once per
+// interval while changes arrive (coalesced), and at once on flush (clean shutdown).
+#include "z402/catalog/messages.hpp"
+
+#include <caf/all.hpp>
+
+#include <chrono>
+#include <filesystem>
+
+namespace z402::catalog {
+
+struct persistence_state {
+  std::filesystem::path file;
+  std::chrono::milliseconds interval{1000};
+  snapshot_ptr latest;
+  std::uint64_t written_version = 0;
+  bool write_scheduled = false;
+  caf::actor_clock::time_point last_write{};
+  std::size_t failures = 0;
+
+  static inline const char* name = "z402.persistence";
+};
+
+using persistence_actor = caf::stateful_actor<persistence_state>;
+
+caf::behavior persistence(persistence_actor* self, std::filesystem::path file, std::chrono::milliseconds interval);
+
+}  // namespace z402::catalog

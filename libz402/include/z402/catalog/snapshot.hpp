@@ -1,0 +1,55 @@
+#pragma once
+// The catalog as readers see it: an immutable list of immutable items, swapped atomically.
+// One writer (the registry actor) publishes; any thread loads without waiting for it.
+#include "z402/catalog/item.hpp"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace z402::catalog {
+
+struct snapshot {
+  std::uint64_t version = 0;
+  item_list items;          // listing order
+  std::size_t bytes = 0;    // sum of the items' serialised sizes
+  std::size_t providers = 0;
+};
+
+using snapshot_ptr = std::shared_ptr<const snapshot>;
+
+class snapshot_store {
+ public:
+  snapshot_store() : current_(std::make_shared<const snapshot>()) {}
+
+  /// Writer side: the new snapshot becomes visible to every later load.
+  void publish(snapshot_ptr next) {
+    current_.store(std::move(next), std::memory_order_release);
+    epoch_.fetch_add(1, std::memory_order_acq_rel);
+  }
+
+  snapshot_ptr load() const { return current_.load(std::memory_order_acquire); }
+
+  /// Hot path: a thread-local copy refreshed only when the epoch moved, which avoids the
+  /// lock inside std::atomic<shared_ptr> on every request. The pointer is stored before the
+  /// epoch is bumped, so a reader that sees the new epoch loads the new pointer.
+  snapshot_ptr load_cached() const {
+    thread_local const snapshot_store* owner = nullptr;
+    thread_local std::uint64_t seen = 0;
+    thread_local snapshot_ptr cached;
+    auto epoch = epoch_.load(std::memory_order_acquire);
+    if (owner != this || seen != epoch || !cached) {
+      cached = load();
+      seen = epoch;
+      owner = this;
+    }
+    return cached;
+  }
+
+ private:
+  std::atomic<snapshot_ptr> current_;
+  std::atomic<std::uint64_t> epoch_{1};
+};
+
+}  // namespace z402::catalog

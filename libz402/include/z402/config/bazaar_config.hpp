@@ -1,0 +1,33 @@
+#pragma once
+// The server's configuration: defaults, then <data-dir>/config.json if present (or --config
+// FILE), then the command line. Validated before anything starts.
+#include "z402/config/catalog_limits.hpp"
+#include "z402/config/rail_terms.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace z402::config {
+
+struct bazaar_config {
+  std::string listen_host = "127.0.0.1";
+  std::uint16_t listen_port = 3000;
+  std::filesystem::path data_dir = "./z402-data";
+  rail_terms terms = default_rail_terms();
+  catalog_limits limits;
+  bool allow_http_resources = false;  // plain-http resources, for local development only
+  std::size_t io_threads = 1;         // Asio and CAF get disjoint shares of the cores
+  std::size_t actor_threads = 1;
+  bool access_log = true;
+};
+
+/// Parses "HOST:PORT" into the config. nullopt on success, else the reason.
+std::optional<std::string> set_listen(bazaar_config& cfg, std::string_view host_port);
+
+/// Applies a JSON config file over `cfg`. nullopt on success, else the reason (naming the key).
+/// Keys: listen, terms, allowHttpResources, ioThreads, actorThreads, accessLog,
+/// limits.{maxItemsPerProvider,maxItems,maxCatalogBytes,maxPaymentItemsPerProvider,retentionSeconds}.
+std::optional<std::string> apply_config_file(bazaar_config& cfg, const std::filesystem::path& file);
+
+}  // namespace z402::config

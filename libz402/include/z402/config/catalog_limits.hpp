@@ -1,0 +1,17 @@
+#pragma once
+// Every bound of the catalog in one place (catalog.md §2, §3, §5). Configurable; these are the
+// defaults.
+#include <chrono>
+#include <cstddef>
+
+namespace z402::config {
+
+struct catalog_limits {
+  std::size_t max_items_per_provider = 128;
+  std::size_t max_items = 4096;
+  std::size_t max_catalog_bytes = 16u << 20;        // serialised items
+  std::size_t max_payment_items_per_provider = 8;   // listed from payments alone
+  std::chrono::milliseconds retention = std::chrono::hours{24 * 7};
+};
+
+}  // namespace z402::config

@@ -1,0 +1,32 @@
+#pragma once
+// The rail's terms, set by the operator: what every accepts entry must carry besides payTo,
+// amount and maxTimeoutSeconds (catalog.md §1).
+#include <boost/json/object.hpp>
+
+#include <optional>
+#include <string>
+
+namespace z402::config {
+
+struct rail_terms {
+  std::string scheme;
+  std::string network;
+  std::string asset;
+  boost::json::object extra;  // windowZat, creditRatioBps, creditCapZat, zeroConfMinExpiryBlocks, termsVersion
+};
+
+/// The z402 regtest defaults. `termsVersion` is derived from the other terms (see below).
+rail_terms default_rail_terms();
+
+/// First 16 hex digits of SHA-256 over the terms without `termsVersion`: a change of terms
+/// changes the version, so a seller's stale declaration fails loudly instead of listing old terms.
+std::string derive_terms_version(const rail_terms& terms);
+
+/// {"scheme":...,"network":...,"asset":...,"extra":{...}}
+boost::json::object to_json(const rail_terms& terms);
+
+/// Reads terms from their JSON form; fields left out keep `base`'s values. nullopt with
+/// `error` set when a field has the wrong type.
+std::optional<rail_terms> terms_from_json(const boost::json::value& v, rail_terms base, std::string& error);
+
+}  // namespace z402::config

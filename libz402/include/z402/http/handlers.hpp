@@ -1,0 +1,60 @@
+#pragma once
+// The routes of z402-bazaar and what each answers. Reads run on the io thread against the
+// current snapshot; declarations are checked there and cross to the PROVIDER actor.
+#include "z402/auth/keyring.hpp"
+#include "z402/catalog/engine.hpp"
+#include "z402/config/rail_terms.hpp"
+
+#include <boost/beast/http.hpp>
+#include <boost/json/value.hpp>
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace z402::http {
+
+namespace bhttp = boost::beast::http;
+using request = bhttp::request<bhttp::string_body>;
+using request_header = bhttp::request_header<>;
+using response = bhttp::response<bhttp::string_body>;
+
+/// What the handlers share.
+struct app_state {
+  catalog::engine& engine;
+  auth::key_store& keys;
+  config::rail_terms terms;
+  bool allow_http_resources = false;
+  std::size_t max_writes_in_flight = 1024;  // CAF mailboxes are unbounded: refuse above this
+  std::atomic<std::size_t> writes_in_flight{0};
+};
+
+enum class route { health, resources, declarations, not_found };
+
+route route_of(std::string_view path);
+
+/// Methods a route answers, for 405 and Allow.
+std::string_view allowed_methods(route r);
+
+response json_response(unsigned status, std::string body);
+/// {"error":code,"message":message[,"details":details]}
+response error_response(unsigned status, std::string_view code, std::string_view message,
+                        const boost::json::value* details = nullptr);
+
+/// Checks the request line and headers before any body is read: unknown path, wrong method,
+/// Authorization on reads (valid key or 401) and on declarations (required). Returns the
+/// response to send at once, or nothing (and the caller proceeds). `writer` gets the
+/// provider of a declaration.
+std::optional<response> screen(app_state& app, const request_header& req, route r,
+                               std::optional<auth::provider_record>& writer);
+
+/// GET /health and GET /discovery/resources.
+response handle_read(app_state& app, const request& req, route r);
+
+/// POST /discovery/declarations; `reply` runs once, on the engine's thread or this one.
+void handle_declaration(app_state& app, const request& req, const auth::provider_record& provider,
+                        std::function<void(response)> reply);
+
+}  // namespace z402::http

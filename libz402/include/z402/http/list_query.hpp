@@ -1,0 +1,39 @@
+#pragma once
+// GET /discovery/resources: its parameters (catalog.md §4, bazaar-wire.md §1) and its page.
+#include "z402/catalog/snapshot.hpp"
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace z402::http {
+
+constexpr std::size_t default_list_limit = 100;
+constexpr std::size_t max_list_limit = 1000;
+
+/// Decodes an application/x-www-form-urlencoded query ("+" is a space, "%3A" a colon).
+/// nullopt with `error` set on a malformed escape, invalid UTF-8 or a repeated parameter.
+std::optional<std::map<std::string, std::string>> parse_query(std::string_view query, std::string& error);
+
+/// Filters combine with AND; an empty field does not filter.
+struct list_filter {
+  std::string type, pay_to, scheme, network, extension, asset;
+  bool matches(const catalog::item& it) const;
+};
+
+struct list_request {
+  list_filter filter;
+  std::size_t limit = default_list_limit;
+  std::size_t offset = 0;
+};
+
+/// Reads the list parameters; unknown ones are ignored. nullopt with `error` naming the
+/// parameter when one is malformed.
+std::optional<list_request> parse_list_request(std::string_view query, std::string& error);
+
+/// {"x402Version":2,"items":[...],"pagination":{"limit":L,"offset":O,"total":T}}
+std::string render_list(const catalog::snapshot& snap, const list_request& req);
+
+}  // namespace z402::http

@@ -1,0 +1,21 @@
+#pragma once
+// Text rules shared by every field that a provider or payer writes and a person later reads.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace z402::rules {
+
+/// Code points in valid UTF-8 (the JSON parser has already refused invalid UTF-8).
+std::size_t utf8_length(std::string_view s);
+
+/// Why `s` may not be shown to people: invalid UTF-8, a control character (C0, DEL, C1) or a
+/// bidirectional formatting character (LRM/RLM/ALM, embeddings, overrides, isolates).
+/// nullopt when it is clean.
+std::optional<std::string> unsafe_text_reason(std::string_view s);
+
+/// 1..max_len characters, each printable ASCII (0x20-0x7e).
+bool is_printable_ascii(std::string_view s, std::size_t max_len);
+
+}  // namespace z402::rules

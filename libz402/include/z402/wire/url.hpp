@@ -1,0 +1,36 @@
+#pragma once
+// Absolute URLs as the catalog sees them, and the canonical resource that gives an item its
+// identity (catalog.md §2, bazaar-wire.md §3.5).
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace z402::wire {
+
+struct url_parts {
+  std::string scheme;    // lower-cased
+  std::string userinfo;  // empty when absent
+  bool has_userinfo = false;
+  std::string host;      // lower-cased; IPv6 literals keep their brackets
+  std::string port;      // digits, empty when absent
+  std::string path;      // starts with '/' or is empty
+  std::string query;     // without '?'
+  std::string fragment;  // without '#'
+};
+
+/// Parses an absolute `scheme://authority/path?query#fragment` URL of printable ASCII.
+/// Returns nullopt with `reason` set when it is not one.
+std::optional<url_parts> parse_absolute_url(std::string_view text, std::string& reason);
+
+/// scheme://host[:port] with the default port (80 for http, 443 for https) dropped.
+std::string origin_of(const url_parts& url);
+
+/// The canonical resource: origin plus `route_template` (when given) or the path, with the
+/// trailing slash dropped except for "/"; query, fragment and userinfo dropped.
+std::string canonical_resource(const url_parts& url, std::optional<std::string_view> route_template);
+
+/// Whether the host is an IP literal, all digits (a decimal IPv4 in disguise), hexadecimal
+/// (0x...), or a loopback name: hosts an icon URL may not name.
+bool is_address_like_host(std::string_view host);
+
+}  // namespace z402::wire

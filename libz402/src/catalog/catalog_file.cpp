@@ -1,0 +1,102 @@
+#include "z402/catalog/catalog_file.hpp"
+
+#include "z402/config/atomic_file.hpp"
+#include "z402/wire/json.hpp"
+
+#include <boost/json.hpp>
+
+#include <stdexcept>
+
+namespace z402::catalog {
+namespace {
+
+constexpr const char* format_name = "z402-catalog";
+constexpr std::int64_t format_version = 1;
+
+std::int64_t int_at(const boost::json::object& o, const char* key) {
+  auto* v = o.if_contains(key);
+  if (!v || !(v->is_int64() || v->is_uint64())) throw std::runtime_error(std::string{"field "} + key + " is not an integer");
+  return v->to_number<std::int64_t>();
+}
+
+std::string string_at(const boost::json::object& o, const char* key) {
+  auto* s = wire::find_string(o, key);
+  if (!s) throw std::runtime_error(std::string{"field "} + key + " is not a string");
+  return s->c_str();
+}
+
+item_record record_from(const boost::json::value& v) {
+  auto& o = v.as_object();
+  item_record r;
+  r.provider = string_at(o, "provider");
+  r.identity = {string_at(o, "type"), string_at(o, "resource"), string_at(o, "selector")};
+  auto* fields = o.if_contains("fields");
+  if (!fields || !fields->is_object()) throw std::runtime_error("field fields is not an object");
+  r.fields = fields->as_object();
+  r.declared = o.at("declared").as_bool();
+  r.seq = static_cast<std::uint64_t>(int_at(o, "seq"));
+  r.last_seen_ms = int_at(o, "lastSeen");
+  r.last_updated_ms = int_at(o, "lastUpdated");
+  r.paid_calls = static_cast<std::uint64_t>(int_at(o, "paidCalls"));
+  r.paid_day = int_at(o, "paidDay");
+  return r;
+}
+
+}  // namespace
+
+std::string serialize_catalog(const snapshot& snap) {
+  boost::json::array items;
+  items.reserve(snap.items.size());
+  for (auto& it : snap.items) {
+    auto& r = it->record();
+    items.push_back(boost::json::object{{"provider", r.provider},
+                                        {"type", r.identity.type},
+                                        {"resource", r.identity.resource},
+                                        {"selector", r.identity.selector},
+                                        {"declared", r.declared},
+                                        {"seq", r.seq},
+                                        {"lastSeen", r.last_seen_ms},
+                                        {"lastUpdated", r.last_updated_ms},
+                                        {"paidCalls", r.paid_calls},
+                                        {"paidDay", r.paid_day},
+                                        {"fields", r.fields}});
+  }
+  return boost::json::serialize(
+      boost::json::object{{"format", format_name}, {"version", format_version}, {"items", std::move(items)}});
+}
+
+catalog_load load_catalog(const std::filesystem::path& file, std::int64_t now_ms) {
+  catalog_load result;
+  std::optional<std::string> text;
+  try {
+    text = config::read_file(file);
+  } catch (const std::exception& e) {
+    result.problem = e.what();
+  }
+  if (!text && result.problem.empty()) return result;  // missing: an empty catalog
+  if (text) {
+    std::string error;
+    auto doc = wire::parse_strict(*text, 64, error);
+    try {
+      if (!doc) throw std::runtime_error(error);
+      auto& root = doc->as_object();
+      if (string_at(root, "format") != format_name || int_at(root, "version") != format_version)
+        throw std::runtime_error("unknown format or version");
+      for (auto& v : root.at("items").as_array()) result.records.push_back(record_from(v));
+      result.state = catalog_load::status::loaded;
+      return result;
+    } catch (const std::exception& e) {
+      result.problem = e.what();
+    }
+  }
+  result.records.clear();
+  result.state = catalog_load::status::corrupt;
+  result.moved_aside = file;
+  result.moved_aside += ".corrupt-" + std::to_string(now_ms);
+  std::error_code ec;
+  std::filesystem::rename(file, result.moved_aside, ec);
+  if (ec) result.problem += " (and it could not be moved aside: " + ec.message() + ")";
+  return result;
+}
+
+}  // namespace z402::catalog

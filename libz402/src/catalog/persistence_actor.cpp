@@ -1,0 +1,51 @@
+#include "z402/catalog/persistence_actor.hpp"
+
+#include "z402/catalog/catalog_file.hpp"
+#include "z402/config/atomic_file.hpp"
+
+#include <iostream>
+
+namespace z402::catalog {
+namespace {
+
+bool write_latest(persistence_actor* self) {
+  auto& st = self->state;
+  st.last_write = self->clock().now();
+  if (!st.latest || st.latest->version == st.written_version) return true;
+  if (auto err = config::write_file_atomically(st.file, serialize_catalog(*st.latest))) {
+    ++st.failures;
+    std::cerr << "z402-bazaar: catalog not saved: " << *err << std::endl;
+    return false;
+  }
+  st.written_version = st.latest->version;
+  return true;
+}
+
+}  // namespace
+
+caf::behavior persistence(persistence_actor* self, std::filesystem::path file, std::chrono::milliseconds interval) {
+  self->state.file = std::move(file);
+  self->state.interval = interval;
+  return {
+      [=](atom::persist, const snapshot_ptr& snap) {
+        auto& st = self->state;
+        st.latest = snap;
+        if (st.write_scheduled) return;
+        auto due = st.last_write + st.interval;
+        auto now = self->clock().now();
+        if (now >= due) {
+          write_latest(self);
+          return;
+        }
+        st.write_scheduled = true;
+        self->delayed_send(self, due - now, atom::write::value);
+      },
+      [=](atom::write) {
+        self->state.write_scheduled = false;
+        write_latest(self);
+      },
+      [=](atom::flush) { return write_latest(self); },
+  };
+}
+
+}  // namespace z402::catalog

@@ -1,0 +1,67 @@
+#include "z402/config/atomic_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace z402::config {
+namespace {
+
+std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+}  // namespace
+
+std::optional<std::string> write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  auto tmp = path;
+  tmp += ".tmp-" + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return errno_text("cannot create " + tmp.string());
+  std::size_t done = 0;
+  while (done < content.size()) {
+    auto n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      auto err = errno_text("cannot write " + tmp.string());
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return err;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    auto err = errno_text("cannot fsync " + tmp.string());
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return err;
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    auto err = errno_text("cannot rename " + tmp.string());
+    ::unlink(tmp.c_str());
+    return err;
+  }
+  auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path{"."};
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return errno_text("cannot open " + dir.string());
+  auto rc = ::fsync(dfd);
+  ::close(dfd);
+  if (rc != 0) return errno_text("cannot fsync " + dir.string());
+  return std::nullopt;
+}
+
+std::optional<std::string> read_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  std::ifstream in{path, std::ios::binary};
+  if (!in) throw std::runtime_error("cannot open " + path.string());
+  std::ostringstream out;
+  out << in.rdbuf();
+  if (in.bad()) throw std::runtime_error("cannot read " + path.string());
+  return out.str();
+}
+
+}  // namespace z402::config

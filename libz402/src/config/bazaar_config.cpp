@@ -1,0 +1,89 @@
+#include "z402/config/bazaar_config.hpp"
+
+#include "z402/config/atomic_file.hpp"
+#include "z402/wire/json.hpp"
+
+#include <boost/json.hpp>
+
+#include <charconv>
+#include <set>
+
+namespace z402::config {
+namespace {
+
+std::optional<std::string> positive(const boost::json::value& v, const std::string& name, std::uint64_t max,
+                                    std::uint64_t& out) {
+  if (v.is_int64() && v.as_int64() > 0 && static_cast<std::uint64_t>(v.as_int64()) <= max) {
+    out = static_cast<std::uint64_t>(v.as_int64());
+    return std::nullopt;
+  }
+  return name + " must be an integer from 1 to " + std::to_string(max);
+}
+
+}  // namespace
+
+std::optional<std::string> set_listen(bazaar_config& cfg, std::string_view host_port) {
+  auto colon = host_port.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return "listen must be HOST:PORT";
+  auto port_text = host_port.substr(colon + 1);
+  unsigned port = 0;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc{} || end != port_text.data() + port_text.size() || port > 65535)
+    return "listen must end in a port from 0 to 65535";
+  auto host = host_port.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  cfg.listen_host = std::string{host};
+  cfg.listen_port = static_cast<std::uint16_t>(port);
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_config_file(bazaar_config& cfg, const std::filesystem::path& file) {
+  std::optional<std::string> text;
+  try {
+    text = read_file(file);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  if (!text) return "cannot read " + file.string();
+  std::string error;
+  auto doc = wire::parse_strict(*text, 16, error);
+  if (!doc || !doc->is_object()) return file.string() + ": " + (doc ? "must hold a JSON object" : error);
+  static const std::set<std::string_view> known{"listen", "terms", "allowHttpResources", "ioThreads",
+                                                "actorThreads", "accessLog", "limits"};
+  for (auto& kv : doc->as_object()) {
+    auto name = std::string{kv.key()};
+    auto& v = kv.value();
+    if (!known.count(name)) return file.string() + ": unknown key " + name;
+    if (name == "listen") {
+      if (!v.is_string()) return "listen must be a string HOST:PORT";
+      if (auto e = set_listen(cfg, v.as_string())) return e;
+    } else if (name == "terms") {
+      auto terms = terms_from_json(v, cfg.terms, error);
+      if (!terms) return error;
+      cfg.terms = std::move(*terms);
+    } else if (name == "allowHttpResources" || name == "accessLog") {
+      if (!v.is_bool()) return name + " must be true or false";
+      (name == "accessLog" ? cfg.access_log : cfg.allow_http_resources) = v.as_bool();
+    } else if (name == "ioThreads" || name == "actorThreads") {
+      std::uint64_t n = 0;
+      if (auto e = positive(v, name, 64, n)) return e;
+      (name == "ioThreads" ? cfg.io_threads : cfg.actor_threads) = n;
+    } else {  // limits
+      if (!v.is_object()) return "limits must be an object";
+      for (auto& lim : v.as_object()) {
+        auto lname = "limits." + std::string{lim.key()};
+        std::uint64_t n = 0;
+        if (auto e = positive(lim.value(), lname, std::uint64_t{1} << 40, n)) return e;
+        if (lim.key() == "maxItemsPerProvider") cfg.limits.max_items_per_provider = n;
+        else if (lim.key() == "maxItems") cfg.limits.max_items = n;
+        else if (lim.key() == "maxCatalogBytes") cfg.limits.max_catalog_bytes = n;
+        else if (lim.key() == "maxPaymentItemsPerProvider") cfg.limits.max_payment_items_per_provider = n;
+        else if (lim.key() == "retentionSeconds") cfg.limits.retention = std::chrono::seconds{n};
+        else return "unknown key " + lname;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace z402::config

@@ -1,0 +1,55 @@
+#include "z402/config/rail_terms.hpp"
+
+#include "z402/auth/crypto.hpp"
+
+#include <boost/json/serialize.hpp>
+
+namespace z402::config {
+
+std::string derive_terms_version(const rail_terms& terms) {
+  boost::json::object extra = terms.extra;
+  extra.erase("termsVersion");
+  boost::json::object basis{{"scheme", terms.scheme}, {"network", terms.network}, {"asset", terms.asset}};
+  // Objects serialise in insertion order: sort the extra terms so the version does not depend on it.
+  std::vector<std::string> keys;
+  for (auto& kv : extra) keys.emplace_back(kv.key());
+  std::sort(keys.begin(), keys.end());
+  boost::json::object sorted;
+  for (auto& k : keys) sorted[k] = extra[k];
+  basis["extra"] = std::move(sorted);
+  return auth::sha256_hex(boost::json::serialize(basis)).substr(0, 16);
+}
+
+rail_terms default_rail_terms() {
+  rail_terms t{"prepaid-voucher", "zcash:regtest", "ZEC",
+               {{"windowZat", "100000"},
+                {"creditRatioBps", 2500},
+                {"creditCapZat", "200000"},
+                {"zeroConfMinExpiryBlocks", 20}}};
+  t.extra["termsVersion"] = derive_terms_version(t);
+  return t;
+}
+
+boost::json::object to_json(const rail_terms& t) {
+  return {{"scheme", t.scheme}, {"network", t.network}, {"asset", t.asset}, {"extra", t.extra}};
+}
+
+std::optional<rail_terms> terms_from_json(const boost::json::value& v, rail_terms base, std::string& error) {
+  auto* obj = v.if_object();
+  if (!obj) { error = "terms must be an object"; return std::nullopt; }
+  for (auto [name, target] : {std::pair{"scheme", &base.scheme}, std::pair{"network", &base.network},
+                              std::pair{"asset", &base.asset}}) {
+    if (auto* f = obj->if_contains(name)) {
+      if (!f->is_string() || f->as_string().empty()) { error = std::string{"terms."} + name + " must be a non-empty string"; return std::nullopt; }
+      *target = f->as_string().c_str();
+    }
+  }
+  if (auto* f = obj->if_contains("extra")) {
+    if (!f->is_object()) { error = "terms.extra must be an object"; return std::nullopt; }
+    base.extra = f->as_object();
+  }
+  if (!base.extra.contains("termsVersion")) base.extra["termsVersion"] = derive_terms_version(base);
+  return base;
+}
+
+}  // namespace z402::config

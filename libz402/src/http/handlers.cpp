@@ -1,0 +1,143 @@
+#include "z402/http/handlers.hpp"
+
+#include "z402/http/access_log.hpp"
+#include "z402/http/list_query.hpp"
+#include "z402/rules/declaration.hpp"
+#include "z402/wire/iso_time.hpp"
+#include "z402/wire/json.hpp"
+
+#include <boost/json.hpp>
+
+namespace z402::http {
+namespace {
+
+constexpr std::size_t max_body_depth = 64;  // items[] > item > extensions > bazaar (32) and headroom
+
+std::optional<std::string_view> bearer_token(const request_header& req) {
+  auto it = req.find(bhttp::field::authorization);
+  if (it == req.end()) return std::nullopt;
+  std::string_view v{it->value().data(), it->value().size()};
+  constexpr std::string_view scheme = "Bearer ";
+  if (v.size() <= scheme.size() || !std::equal(scheme.begin(), scheme.end(), v.begin(), [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+      }))
+    return std::string_view{};
+  return v.substr(scheme.size());
+}
+
+response unauthorized(std::string_view message) {
+  auto res = error_response(401, "unauthorized", message);
+  res.set(bhttp::field::www_authenticate, "Bearer");
+  return res;
+}
+
+}  // namespace
+
+route route_of(std::string_view path) {
+  if (path == "/discovery/resources") return route::resources;
+  if (path == "/discovery/declarations") return route::declarations;
+  if (path == "/health") return route::health;
+  return route::not_found;
+}
+
+std::string_view allowed_methods(route r) { return r == route::declarations ? "POST" : "GET"; }
+
+response json_response(unsigned status, std::string body) {
+  response res{static_cast<bhttp::status>(status), 11};
+  res.set(bhttp::field::content_type, "application/json");
+  res.set(bhttp::field::cache_control, "no-store");
+  res.body() = std::move(body);
+  res.prepare_payload();
+  return res;
+}
+
+response error_response(unsigned status, std::string_view code, std::string_view message,
+                        const boost::json::value* details) {
+  boost::json::object body{{"error", code}, {"message", message}};
+  if (details) body["details"] = *details;
+  return json_response(status, boost::json::serialize(body));
+}
+
+std::optional<response> screen(app_state& app, const request_header& req, route r,
+                               std::optional<auth::provider_record>& writer) {
+  if (r == route::not_found) return error_response(404, "not_found", "no such endpoint");
+  bool is_read = req.method() == bhttp::verb::get;
+  bool allowed = r == route::declarations ? req.method() == bhttp::verb::post : is_read;
+  if (!allowed) {
+    auto res = error_response(405, "method_not_allowed",
+                              "this endpoint answers " + std::string{allowed_methods(r)});
+    res.set(bhttp::field::allow, allowed_methods(r));
+    return res;
+  }
+  auto token = bearer_token(req);
+  if (r == route::declarations) {
+    if (!token) return unauthorized("a declaration needs Authorization: Bearer <provider key>");
+    writer = app.keys.authenticate(*token);
+    if (!writer) return unauthorized("the provider key is not valid");
+    if (auto ct = req.find(bhttp::field::content_type); ct != req.end()) {
+      std::string_view v{ct->value().data(), ct->value().size()};
+      if (v.substr(0, v.find(';')) != "application/json")
+        return error_response(415, "unsupported_media_type", "a declaration is sent as application/json");
+    }
+    return std::nullopt;
+  }
+  // Reads are public, but a key that is presented must belong to a provider.
+  if (token && !app.keys.authenticate(*token)) return unauthorized("the Authorization header names no valid provider key");
+  return std::nullopt;
+}
+
+response handle_read(app_state& app, const request& req, route r) {
+  auto snap = app.engine.snapshots().load_cached();
+  if (r == route::health) {
+    boost::json::object body{{"status", "ok"},
+                             {"items", snap->items.size()},
+                             {"providers", app.keys.current()->providers.size()}};
+    return json_response(200, boost::json::serialize(body));
+  }
+  std::string_view target{req.target().data(), req.target().size()};
+  auto q = target.find('?');
+  std::string error;
+  auto list = parse_list_request(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1), error);
+  if (!list) return error_response(400, "invalid_filter", error);
+  return json_response(200, render_list(*snap, *list));
+}
+
+void handle_declaration(app_state& app, const request& req, const auth::provider_record& provider,
+                        std::function<void(response)> reply) {
+  std::string error;
+  auto body = wire::parse_strict(req.body(), max_body_depth, error);
+  if (!body) {
+    boost::json::value details = boost::json::array{boost::json::object{{"field", ""}, {"reason", error}}};
+    return reply(error_response(400, "invalid_request", error, &details));
+  }
+  auto& limits = app.engine.context().limits;
+  auto checked = rules::validate_declaration(
+      *body, rules::declaration_context{app.terms, provider.pay_to, app.allow_http_resources, limits.max_items_per_provider});
+  if (checked.error) {
+    boost::json::object detail{{"field", checked.error->field}, {"reason", checked.error->reason}};
+    if (checked.error->item) detail["item"] = *checked.error->item;
+    boost::json::value details = boost::json::array{detail};
+    return reply(error_response(400, "invalid_request", checked.error->message(), &details));
+  }
+  if (app.writes_in_flight.fetch_add(1) >= app.max_writes_in_flight) {
+    app.writes_in_flight.fetch_sub(1);
+    return reply(error_response(503, "overloaded", "too many writes in flight; retry shortly"));
+  }
+  auto done = [&app, reply = std::move(reply)](catalog::write_outcome outcome) {
+    app.writes_in_flight.fetch_sub(1);
+    using status = catalog::write_outcome::status;
+    if (outcome.state == status::ok) {
+      boost::json::object body{{"accepted", outcome.accepted}, {"lastSeen", wire::format_iso_ms(outcome.last_seen_ms)}};
+      return reply(json_response(200, boost::json::serialize(body)));
+    }
+    if (outcome.state == status::refused) {
+      boost::json::value details = boost::json::array{boost::json::object{{"field", "items"}, {"reason", outcome.message}}};
+      return reply(error_response(400, "invalid_request", outcome.message, &details));
+    }
+    reply(error_response(503, "unavailable", outcome.message));
+  };
+  app.engine.declare(provider.name, catalog::declare_command{std::move(checked.items)},
+                     catalog::write_completion{std::move(done), catalog::write_outcome::unavailable("the catalog is shutting down")});
+}
+
+}  // namespace z402::http

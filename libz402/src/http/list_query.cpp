@@ -1,0 +1,151 @@
+#include "z402/http/list_query.hpp"
+
+#include "z402/rules/text.hpp"
+
+#include <charconv>
+
+namespace z402::http {
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::optional<std::string> form_decode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out.push_back(' ');
+    } else if (s[i] == '%') {
+      if (i + 2 >= s.size()) return std::nullopt;
+      int hi = hex_value(s[i + 1]), lo = hex_value(s[i + 2]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      out.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::map<std::string, std::string>> parse_query(std::string_view query, std::string& error) {
+  std::map<std::string, std::string> params;
+  while (!query.empty()) {
+    auto amp = query.find('&');
+    auto pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    auto eq = pair.find('=');
+    auto name = form_decode(pair.substr(0, eq));
+    auto value = form_decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
+    if (!name || !value) {
+      error = "the query string has a malformed percent-escape";
+      return std::nullopt;
+    }
+    if (rules::unsafe_text_reason(*value)) {
+      error = "parameter " + *name + " is not valid text (invalid UTF-8 or a control character)";
+      return std::nullopt;
+    }
+    if (!params.emplace(*name, std::move(*value)).second) {
+      error = "parameter " + *name + " is given more than once";
+      return std::nullopt;
+    }
+  }
+  return params;
+}
+
+bool list_filter::matches(const catalog::item& it) const {
+  auto& r = it.record();
+  return (type.empty() || r.identity.type == type) && (pay_to.empty() || it.offers("payTo", pay_to)) &&
+         (scheme.empty() || it.offers("scheme", scheme)) && (network.empty() || it.offers("network", network)) &&
+         (asset.empty() || it.offers("asset", asset)) && (extension.empty() || it.has_extension(extension));
+}
+
+std::optional<list_request> parse_list_request(std::string_view query, std::string& error) {
+  auto params = parse_query(query, error);
+  if (!params) return std::nullopt;
+  list_request req;
+  for (auto [name, target] : {std::pair{"type", &req.filter.type}, std::pair{"payTo", &req.filter.pay_to},
+                              std::pair{"scheme", &req.filter.scheme}, std::pair{"network", &req.filter.network},
+                              std::pair{"extensions", &req.filter.extension}, std::pair{"asset", &req.filter.asset}}) {
+    auto it = params->find(name);
+    if (it == params->end()) continue;
+    if (it->second.empty() || it->second.size() > 256) {
+      error = std::string{"parameter "} + name + " must be 1-256 characters";
+      return std::nullopt;
+    }
+    *target = it->second;
+  }
+  if (!req.filter.type.empty() && req.filter.type != "http" && req.filter.type != "mcp") {
+    error = "parameter type must be http or mcp";
+    return std::nullopt;
+  }
+  if (auto it = params->find("limit"); it != params->end()) {
+    // 0 or a non-number means the default; anything else is clamped to 1-1000.
+    long long v = 0;
+    auto& s = it->second;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc::result_out_of_range)
+      req.limit = s.front() == '-' ? 1 : max_list_limit;
+    else if (ec == std::errc{} && end == s.data() + s.size() && v != 0)
+      req.limit = static_cast<std::size_t>(std::clamp<long long>(v, 1, max_list_limit));
+  }
+  if (auto it = params->find("offset"); it != params->end()) {
+    unsigned long long v = 0;
+    auto& s = it->second;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc{} || end != s.data() + s.size() || s.empty()) {
+      error = "parameter offset must be a non-negative integer";
+      return std::nullopt;
+    }
+    req.offset = static_cast<std::size_t>(v);
+  }
+  return req;
+}
+
+std::string render_list(const catalog::snapshot& snap, const list_request& req) {
+  static constexpr std::string_view head = R"({"x402Version":2,"items":[)";
+  std::size_t total = 0;
+  std::size_t first = snap.items.size(), last = snap.items.size();
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < snap.items.size(); ++i) {
+    if (!req.filter.matches(*snap.items[i])) continue;
+    if (total == req.offset) first = i;
+    if (total >= req.offset && total < req.offset + req.limit) {
+      bytes += snap.items[i]->json().size() + 1;
+      last = i;
+    }
+    ++total;
+  }
+  std::string out;
+  out.reserve(head.size() + bytes + 96);
+  out.append(head);
+  bool comma = false;
+  if (first < snap.items.size()) {
+    std::size_t taken = 0;
+    for (std::size_t i = first; i <= last && taken < req.limit; ++i) {
+      if (!req.filter.matches(*snap.items[i])) continue;
+      if (comma) out.push_back(',');
+      out.append(snap.items[i]->json());
+      comma = true;
+      ++taken;
+    }
+  }
+  out.append(R"(],"pagination":{"limit":)");
+  out.append(std::to_string(req.limit));
+  out.append(R"(,"offset":)");
+  out.append(std::to_string(req.offset));
+  out.append(R"(,"total":)");
+  out.append(std::to_string(total));
+  out.append("}}");
+  return out;
+}
+
+}  // namespace z402::http

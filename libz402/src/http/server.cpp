@@ -1,0 +1,243 @@
+#include "z402/http/server.hpp"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <deque>
+#include <optional>
+
+namespace z402::http {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+using tcp = net::ip::tcp;
+
+class session : public std::enable_shared_from_this<session> {
+ public:
+  session(tcp::socket socket, server& srv) : stream_(std::move(socket)), server_(srv) {}
+  ~session() { server_.session_ended(); }
+
+  void start() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_next(); });
+  }
+
+  /// Drain: an idle connection (no request in progress, no answer pending) is closed now.
+  void close_if_idle() {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      if (!self->in_request_ && self->slots_.empty()) self->close();
+    });
+  }
+
+ private:
+  // One answer in request order; writes fill theirs later.
+  struct slot {
+    std::optional<response> res;
+    std::string method;
+    std::string target;
+    std::chrono::steady_clock::time_point started;
+    bool keep_alive = true;
+  };
+
+  void read_next() {
+    if (closing_ || slots_.size() >= server_.options().pipeline_limit || reading_) return;
+    reading_ = true;
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(server_.options().header_limit));
+    parser_->body_limit(server_.options().read_body_limit);
+    stream_.expires_after(slots_.empty() && !first_ ? server_.options().idle_timeout : server_.options().read_timeout);
+    first_ = false;
+    bhttp::async_read_header(stream_, buffer_, *parser_,
+                             [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+  }
+
+  void on_header(beast::error_code ec) {
+    if (ec) return on_read_error(ec);
+    in_request_ = true;
+    started_ = std::chrono::steady_clock::now();
+    stream_.expires_after(server_.options().read_timeout);
+    auto& header = parser_->get();
+    std::string_view target{header.target().data(), header.target().size()};
+    route_ = route_of(path_of(target));
+    writer_.reset();
+    if (auto early = screen(server_.app(), header, route_, writer_)) {
+      // Answer before reading a body we will not use; the connection closes after it.
+      auto idx = reserve(header, false);
+      return fill(idx, std::move(*early));
+    }
+    if (route_ == route::declarations) parser_->body_limit(server_.options().declaration_body_limit);
+    bhttp::async_read(stream_, buffer_, *parser_,
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
+  }
+
+  void on_body(beast::error_code ec) {
+    if (ec) return on_read_error(ec);
+    reading_ = false;
+    in_request_ = false;
+    auto req = parser_->release();
+    auto idx = reserve(req, req.keep_alive());
+    if (route_ == route::declarations) {
+      auto self = shared_from_this();
+      handle_declaration(server_.app(), req, *writer_, [self, idx](response res) {
+        net::post(self->stream_.get_executor(), [self, idx, res = std::move(res)]() mutable {
+          self->fill(idx, std::move(res));
+        });
+      });
+    } else {
+      fill(idx, handle_read(server_.app(), req, route_));
+    }
+    read_next();
+  }
+
+  void on_read_error(beast::error_code ec) {
+    reading_ = false;
+    if (ec == bhttp::error::header_limit || ec == bhttp::error::body_limit) {
+      bool header = ec == bhttp::error::header_limit;
+      auto& h = parser_->get();
+      auto idx = reserve(h, false);
+      auto res = header ? error_response(431, "headers_too_large", "the request headers are too large")
+                        : error_response(413, "body_too_large", "the request body is too large for this endpoint");
+      return fill(idx, std::move(res));
+    }
+    if (ec == bhttp::error::bad_target || ec == bhttp::error::bad_method || ec == bhttp::error::bad_field ||
+        ec == bhttp::error::bad_value || ec == bhttp::error::bad_version || ec == bhttp::error::bad_line_ending ||
+        ec == bhttp::error::bad_content_length || ec == bhttp::error::bad_transfer_encoding ||
+        ec == bhttp::error::bad_chunk || ec == bhttp::error::bad_obs_fold) {
+      auto idx = reserve_bare("-", "-", false);
+      return fill(idx, error_response(400, "bad_request", "the request is not valid HTTP/1.1"));
+    }
+    // end_of_stream, timeout, reset, cancellation by drain: nothing more to answer.
+    in_request_ = false;
+    if (slots_.empty()) close();
+    else closing_ = true;  // the last pending answer closes the connection
+  }
+
+  template <class Header>
+  std::size_t reserve(const Header& h, bool keep_alive) {
+    return reserve_bare(std::string{h.method_string()}, std::string{h.target()}, keep_alive);
+  }
+
+  std::size_t reserve_bare(std::string method, std::string target, bool keep_alive) {
+    slots_.push_back({std::nullopt, std::move(method), std::move(target), started_, keep_alive});
+    if (!keep_alive) closing_ = true;
+    return first_seq_ + slots_.size() - 1;
+  }
+
+  void fill(std::size_t seq, response res) {
+    auto& s = slots_[seq - first_seq_];
+    s.keep_alive = s.keep_alive && !server_.draining();
+    res.keep_alive(s.keep_alive);
+    s.res = std::move(res);
+    write_next();
+  }
+
+  void write_next() {
+    if (writing_ || slots_.empty() || !slots_.front().res) return;
+    writing_ = true;
+    stream_.expires_after(server_.options().read_timeout);
+    bhttp::async_write(stream_, *slots_.front().res,
+                       [self = shared_from_this()](beast::error_code ec, std::size_t bytes) { self->on_write(ec, bytes); });
+  }
+
+  void on_write(beast::error_code ec, std::size_t bytes) {
+    writing_ = false;
+    auto& s = slots_.front();
+    server_.log().record(s.method, s.target, s.res->result_int(), bytes, std::chrono::steady_clock::now() - s.started);
+    bool keep_alive = s.keep_alive;
+    slots_.pop_front();
+    ++first_seq_;
+    if (ec || !keep_alive) return close();
+    if (closing_ && slots_.empty()) return close();
+    if (server_.draining() && slots_.empty() && !in_request_) return close();
+    write_next();
+    read_next();
+  }
+
+  void close() {
+    closing_ = true;
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().close(ec);
+  }
+
+  beast::tcp_stream stream_;
+  server& server_;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::deque<slot> slots_;
+  std::size_t first_seq_ = 0;
+  std::chrono::steady_clock::time_point started_{};
+  route route_ = route::not_found;
+  std::optional<auth::provider_record> writer_;
+  bool reading_ = false, writing_ = false, in_request_ = false, closing_ = false, first_ = true;
+};
+
+server::server(net::io_context& ioc, server_options options, app_state& app, access_log& log)
+    : ioc_(ioc), options_(std::move(options)), app_(app), log_(log), acceptor_(net::make_strand(ioc)), deadline_(ioc) {}
+
+void server::start() {
+  tcp::endpoint endpoint{net::ip::make_address(options_.host), options_.port};
+  acceptor_.open(endpoint.protocol());
+  acceptor_.set_option(net::socket_base::reuse_address(true));
+  acceptor_.bind(endpoint);
+  acceptor_.listen(net::socket_base::max_listen_connections);
+  bound_port_ = acceptor_.local_endpoint().port();
+  accept();
+}
+
+void server::accept() {
+  acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
+    if (ec) {
+      if (ec == net::error::operation_aborted || draining_) return;
+      return accept();  // e.g. too many open files: keep serving the others
+    }
+    if (draining_) return;
+    socket.set_option(tcp::no_delay(true), ec);
+    auto s = std::make_shared<session>(std::move(socket), *this);
+    ++live_sessions_;
+    {
+      std::lock_guard<std::mutex> guard{sessions_mutex_};
+      std::erase_if(sessions_, [](auto& w) { return w.expired(); });
+      sessions_.push_back(s);
+    }
+    s->start();
+    accept();
+  });
+}
+
+void server::drain(std::function<void()> on_drained) {
+  on_drained_ = std::move(on_drained);
+  draining_ = true;
+  net::post(acceptor_.get_executor(), [this] {
+    beast::error_code ec;
+    acceptor_.close(ec);
+  });
+  std::vector<std::shared_ptr<session>> live;
+  {
+    std::lock_guard<std::mutex> guard{sessions_mutex_};
+    for (auto& w : sessions_)
+      if (auto s = w.lock()) live.push_back(std::move(s));
+  }
+  for (auto& s : live) s->close_if_idle();
+  deadline_.expires_after(options_.drain_deadline);
+  deadline_.async_wait([this](beast::error_code ec) {
+    if (!ec) ioc_.stop();  // stragglers: stop serving them
+  });
+  if (live_sessions_.load() == 0 && !drained_.exchange(true)) {
+    deadline_.cancel();
+    net::post(ioc_, on_drained_);
+  }
+}
+
+void server::session_ended() {
+  if (--live_sessions_ == 0 && draining_ && !drained_.exchange(true)) {
+    net::post(ioc_, [this] {
+      deadline_.cancel();
+      if (on_drained_) on_drained_();
+    });
+  }
+}
+
+}  // namespace z402::http

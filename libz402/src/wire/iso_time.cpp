@@ -1,0 +1,45 @@
+#include "z402/wire/iso_time.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+namespace z402::wire {
+
+std::string format_iso_ms(std::int64_t ms) {
+  using namespace std::chrono;
+  auto day = utc_day(ms);
+  auto in_day = ms - day * ms_per_day;
+  year_month_day ymd{sys_days{days{day}}};
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ",
+                static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                static_cast<unsigned>(ymd.day()), static_cast<long long>(in_day / 3'600'000),
+                static_cast<long long>(in_day / 60'000 % 60), static_cast<long long>(in_day / 1000 % 60),
+                static_cast<long long>(in_day % 1000));
+  return buf;
+}
+
+std::optional<std::int64_t> parse_iso_ms(std::string_view s) {
+  using namespace std::chrono;
+  if (s.size() != 24 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+      s[16] != ':' || s[19] != '.' || s[23] != 'Z')
+    return std::nullopt;
+  auto num = [&](std::size_t pos, std::size_t len) -> int {
+    int v = 0;
+    for (std::size_t i = pos; i < pos + len; ++i) {
+      if (s[i] < '0' || s[i] > '9') return -1;
+      v = v * 10 + (s[i] - '0');
+    }
+    return v;
+  };
+  int y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), sec = num(17, 2),
+      milli = num(20, 3);
+  if (y < 0 || mo < 0 || d < 0 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 || milli < 0)
+    return std::nullopt;
+  year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
+  if (!ymd.ok()) return std::nullopt;
+  auto days_since = sys_days{ymd}.time_since_epoch().count();
+  return days_since * ms_per_day + h * 3'600'000LL + mi * 60'000LL + sec * 1000LL + milli;
+}
+
+}  // namespace z402::wire

@@ -1,0 +1,102 @@
+#include "z402/wire/json.hpp"
+
+#include <boost/json/basic_parser_impl.hpp>
+#include <boost/json/parse.hpp>
+
+#include <unordered_set>
+#include <vector>
+
+namespace z402::wire {
+namespace {
+
+// A SAX handler that only tracks the keys of each open object to find duplicates.
+struct duplicate_key_finder {
+  static constexpr std::size_t max_object_size = std::size_t(-1);
+  static constexpr std::size_t max_array_size = std::size_t(-1);
+  static constexpr std::size_t max_key_size = std::size_t(-1);
+  static constexpr std::size_t max_string_size = std::size_t(-1);
+
+  std::vector<std::unordered_set<std::string>> open_objects;
+  std::string key;
+  std::string duplicate;
+
+  bool on_document_begin(boost::system::error_code&) { return true; }
+  bool on_document_end(boost::system::error_code&) { return true; }
+  bool on_array_begin(boost::system::error_code&) { return true; }
+  bool on_array_end(std::size_t, boost::system::error_code&) { return true; }
+  bool on_object_begin(boost::system::error_code&) {
+    open_objects.emplace_back();
+    return true;
+  }
+  bool on_object_end(std::size_t, boost::system::error_code&) {
+    open_objects.pop_back();
+    return true;
+  }
+  bool on_string_part(boost::json::string_view, std::size_t, boost::system::error_code&) { return true; }
+  bool on_string(boost::json::string_view, std::size_t, boost::system::error_code&) { return true; }
+  bool on_key_part(boost::json::string_view s, std::size_t, boost::system::error_code&) {
+    key.append(s.data(), s.size());
+    return true;
+  }
+  bool on_key(boost::json::string_view s, std::size_t, boost::system::error_code& ec) {
+    key.append(s.data(), s.size());
+    if (!open_objects.back().insert(key).second) {
+      duplicate = key;
+      ec = boost::json::error::syntax;
+      return false;
+    }
+    key.clear();
+    return true;
+  }
+  bool on_number_part(boost::json::string_view, boost::system::error_code&) { return true; }
+  bool on_int64(std::int64_t, boost::json::string_view, boost::system::error_code&) { return true; }
+  bool on_uint64(std::uint64_t, boost::json::string_view, boost::system::error_code&) { return true; }
+  bool on_double(double, boost::json::string_view, boost::system::error_code&) { return true; }
+  bool on_bool(bool, boost::system::error_code&) { return true; }
+  bool on_null(boost::system::error_code&) { return true; }
+  bool on_comment_part(boost::json::string_view, boost::system::error_code&) { return true; }
+  bool on_comment(boost::json::string_view, boost::system::error_code&) { return true; }
+};
+
+}  // namespace
+
+std::optional<boost::json::value> parse_strict(std::string_view text, std::size_t max_depth,
+                                               std::string& error) {
+  boost::json::parse_options options;
+  options.max_depth = max_depth;
+  boost::system::error_code ec;
+  auto value = boost::json::parse(boost::json::string_view{text.data(), text.size()}, ec, {}, options);
+  if (ec) {
+    error = ec == boost::json::error::too_deep
+                ? "the body nests deeper than " + std::to_string(max_depth) + " levels"
+                : "the body is not valid JSON (" + ec.message() + ")";
+    return std::nullopt;
+  }
+  boost::json::basic_parser<duplicate_key_finder> finder{options};
+  finder.write_some(false, text.data(), text.size(), ec);
+  if (ec) {
+    error = "the body repeats the key \"" + finder.handler().duplicate + "\" in one object";
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::size_t json_depth(const boost::json::value& v) {
+  std::size_t deepest = 0;
+  if (auto* arr = v.if_array()) {
+    for (auto& e : *arr) deepest = std::max(deepest, json_depth(e));
+    return deepest + 1;
+  }
+  if (auto* obj = v.if_object()) {
+    for (auto& kv : *obj) deepest = std::max(deepest, json_depth(kv.value()));
+    return deepest + 1;
+  }
+  return 0;
+}
+
+const boost::json::string* find_string(const boost::json::object& obj, std::string_view key) {
+  auto* v = obj.if_contains(boost::json::string_view{key.data(), key.size()});
+  return v ? v->if_string() : nullptr;
+}
+
+}  // namespace z402::wire

@@ -1,0 +1,134 @@
+#include "z402/wire/url.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace z402::wire {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out{s};
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+bool is_scheme_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'; }
+
+bool is_host_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+// RFC 3986 characters allowed in path, query and fragment (plus '%' for escapes).
+bool is_url_char(char c) {
+  if (c <= 0x20 || c >= 0x7f) return false;
+  switch (c) {
+    case '"': case '<': case '>': case '\\': case '^': case '`': case '{': case '|': case '}':
+      return false;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+std::optional<url_parts> parse_absolute_url(std::string_view text, std::string& reason) {
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) { reason = "contains a control character"; return std::nullopt; }
+    if (u >= 0x80) { reason = "must be ASCII (percent-encode other characters)"; return std::nullopt; }
+  }
+  auto colon = text.find("://");
+  if (colon == std::string_view::npos || colon == 0 ||
+      !std::all_of(text.begin(), text.begin() + colon, is_scheme_char) ||
+      !std::isalpha(static_cast<unsigned char>(text[0]))) {
+    reason = "must be an absolute URL (scheme://host/path)";
+    return std::nullopt;
+  }
+  url_parts url;
+  url.scheme = lower(text.substr(0, colon));
+  auto rest = text.substr(colon + 3);
+  auto authority_end = rest.find_first_of("/?#");
+  auto authority = rest.substr(0, authority_end);
+  auto tail = authority_end == std::string_view::npos ? std::string_view{} : rest.substr(authority_end);
+  if (auto at = authority.rfind('@'); at != std::string_view::npos) {
+    url.has_userinfo = true;
+    url.userinfo = std::string{authority.substr(0, at)};
+    authority = authority.substr(at + 1);
+  }
+  std::string_view host = authority, port;
+  if (!authority.empty() && authority.front() == '[') {
+    auto close = authority.find(']');
+    if (close == std::string_view::npos) { reason = "has an unterminated IPv6 host"; return std::nullopt; }
+    host = authority.substr(0, close + 1);
+    auto after = authority.substr(close + 1);
+    if (!after.empty()) {
+      if (after.front() != ':') { reason = "has an invalid host"; return std::nullopt; }
+      port = after.substr(1);
+    }
+    auto inner = host.substr(1, host.size() - 2);
+    if (inner.empty() || !std::all_of(inner.begin(), inner.end(), [](char c) {
+          return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
+        })) {
+      reason = "has an invalid IPv6 host";
+      return std::nullopt;
+    }
+  } else if (auto c = authority.rfind(':'); c != std::string_view::npos) {
+    host = authority.substr(0, c);
+    port = authority.substr(c + 1);
+  }
+  if (host.empty()) { reason = "has no host"; return std::nullopt; }
+  if (host.front() != '[' && !std::all_of(host.begin(), host.end(), is_host_char)) {
+    reason = "has an invalid host";
+    return std::nullopt;
+  }
+  if (authority.find(':') != std::string_view::npos && (port.empty() || port.size() > 5 ||
+      !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      std::stoul(std::string{port}) > 65535 || std::stoul(std::string{port}) == 0)) {
+    reason = "has an invalid port";
+    return std::nullopt;
+  }
+  if (!std::all_of(tail.begin(), tail.end(), is_url_char)) {
+    reason = "contains a character that must be percent-encoded";
+    return std::nullopt;
+  }
+  url.host = lower(host);
+  url.port = std::string{port};
+  auto hash = tail.find('#');
+  if (hash != std::string_view::npos) {
+    url.fragment = std::string{tail.substr(hash + 1)};
+    tail = tail.substr(0, hash);
+  }
+  auto q = tail.find('?');
+  if (q != std::string_view::npos) {
+    url.query = std::string{tail.substr(q + 1)};
+    tail = tail.substr(0, q);
+  }
+  url.path = std::string{tail};
+  return url;
+}
+
+std::string origin_of(const url_parts& url) {
+  std::string out = url.scheme + "://" + url.host;
+  bool default_port = (url.scheme == "https" && url.port == "443") || (url.scheme == "http" && url.port == "80");
+  if (!url.port.empty() && !default_port) out += ":" + url.port;
+  return out;
+}
+
+std::string canonical_resource(const url_parts& url, std::optional<std::string_view> route_template) {
+  std::string path{route_template ? *route_template : std::string_view{url.path}};
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  if (path.empty()) path = "/";
+  return origin_of(url) + path;
+}
+
+bool is_address_like_host(std::string_view host) {
+  if (host.empty()) return true;
+  if (host.front() == '[') return true;
+  if (host == "localhost" || (host.size() > 10 && host.substr(host.size() - 10) == ".localhost")) return true;
+  auto all_of = [&](auto pred) { return std::all_of(host.begin(), host.end(), pred); };
+  // Digits or hex digits alone (with dots) are numeric addresses in disguise: 2130706433, 7f000001.
+  if (all_of([](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '.'; })) return true;
+  return host.size() > 2 && host[0] == '0' && host[1] == 'x';
+}
+
+}  // namespace z402::wire
