@@ -16,7 +16,7 @@ set_target_properties(CAF::core PROPERTIES
   INTERFACE_LINK_LIBRARIES Threads::Threads)
 
 # Boost 1.81: Beast and Asio are header-only, JSON is compiled.
-find_package(Boost 1.81 EXACT REQUIRED COMPONENTS json)
+find_package(Boost 1.81...<1.82 REQUIRED COMPONENTS json CONFIG)
 
 find_package(OpenSSL 3 REQUIRED)
 
@@ -24,4 +24,7 @@ find_package(OpenSSL 3 REQUIRED)
 find_path(VALIJSON_INCLUDE_DIR NAMES valijson/validator.hpp
           HINTS "${PROJECT_SOURCE_DIR}/.deps/valijson/include" REQUIRED)
 add_library(valijson INTERFACE IMPORTED)
-set_target_properties(valijson PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${VALIJSON_INCLUDE_DIR}")
+# Without exceptions valijson calls abort() on a malformed schema: a hostile seller could stop
+# the server with one declaration. With them, the rules answer 400.
+set_target_properties(valijson PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${VALIJSON_INCLUDE_DIR}"
+                      INTERFACE_COMPILE_DEFINITIONS VALIJSON_USE_EXCEPTIONS=1)

@@ -17,10 +17,6 @@ item_list values_of(const item_map& items) {
   return out;
 }
 
-bool ever_declared(const item_map& items) {
-  return std::any_of(items.begin(), items.end(), [](auto& kv) { return kv.second->record().declared; });
-}
-
 // Arms one timer for the earliest of: an item's retention deadline, or the next UTC midnight
 // when some item shows paid calls for today.
 void arm_timer(provider_actor* self) {

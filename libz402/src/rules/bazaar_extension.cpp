@@ -11,6 +11,7 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
+#include <algorithm>
 #include <array>
 #include <exception>
 
@@ -78,8 +79,13 @@ std::optional<field_error> check_against_schema(const boost::json::value& schema
   std::string where = prefix + ".info";
   std::string why = "does not match extensions.bazaar.schema";
   if (results.popError(first)) {
-    for (auto& c : first.context)
-      if (c != "<root>") where += c.front() == '[' ? c : "." + c;
+    // valijson names steps "[name]" or "[3]": make them a path like the other fields'.
+    for (auto& c : first.context) {
+      if (c.size() < 3 || c.front() != '[') continue;
+      auto inner = c.substr(1, c.size() - 2);
+      bool index = std::all_of(inner.begin(), inner.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+      where += index ? c : "." + inner;
+    }
     why += ": " + first.description;
   }
   return field_error{where, why};

@@ -10,7 +10,7 @@ std::string format_iso_ms(std::int64_t ms) {
   auto day = utc_day(ms);
   auto in_day = ms - day * ms_per_day;
   year_month_day ymd{sys_days{days{day}}};
-  char buf[32];
+  char buf[64];
   std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ",
                 static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
                 static_cast<unsigned>(ymd.day()), static_cast<long long>(in_day / 3'600'000),

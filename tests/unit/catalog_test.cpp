@@ -1,0 +1,299 @@
+#define CAF_SUITE catalog
+#include "test.hpp"
+
+#include <caf/test/dsl.hpp>
+
+#include "fixtures.hpp"
+#include "z402/auth/crypto.hpp"
+#include "z402/catalog/catalog_file.hpp"
+#include "z402/catalog/engine.hpp"
+#include "z402/config/atomic_file.hpp"
+#include "z402/wire/iso_time.hpp"
+
+#include <filesystem>
+
+using namespace z402;
+using namespace std::chrono_literals;
+using boost::json::array;
+using boost::json::object;
+
+namespace {
+
+// 2026-11-30T10:00:00.000Z
+constexpr std::int64_t start_ms = 1796032800000;
+
+struct fixture : test_coordinator_fixture<> {
+  config::rail_terms terms = config::default_rail_terms();
+  std::shared_ptr<catalog::manual_wall_clock> wall = std::make_shared<catalog::manual_wall_clock>(start_ms);
+  std::unique_ptr<catalog::engine> engine;
+  std::filesystem::path dir;
+
+  explicit fixture(config::catalog_limits limits = {}, std::vector<catalog::item_record> initial = {},
+                   std::int64_t start = start_ms) {
+    wall = std::make_shared<catalog::manual_wall_clock>(start);
+    start_engine(limits, std::move(initial));
+  }
+
+  ~fixture() override {
+    engine.reset();  // sends the exits before the coordinator's final run (timers re-arm otherwise)
+    if (!dir.empty()) std::filesystem::remove_all(dir);
+  }
+
+  void start_engine(config::catalog_limits limits, std::vector<catalog::item_record> initial,
+                    std::filesystem::path file = {}) {
+    engine.reset();
+    run();
+    catalog::engine_options options;
+    options.limits = limits;
+    options.clock = wall;
+    options.initial = std::move(initial);
+    options.catalog_file = std::move(file);
+    engine = std::make_unique<catalog::engine>(sys, std::move(options));
+    sched.run();
+  }
+
+  // Moves the wall clock and CAF's timer clock together, then runs what became due.
+  void advance(std::chrono::milliseconds d) {
+    wall->advance(d);
+    sched.clock().advance_time(d);
+    sched.run();
+  }
+
+  object item(const std::string& resource, const std::string& description = "A route.") {
+    auto i = test::valid_item(terms, resource);
+    i["description"] = description;
+    return i;
+  }
+
+  catalog::write_outcome declare(const std::string& provider, array items) {
+    auto checked = rules::validate_declaration(test::declaration_of(items), {terms, test::pay_to, false, 128});
+    CAF_REQUIRE(!checked.error);
+    std::optional<catalog::write_outcome> outcome;
+    engine->declare(provider, {std::move(checked.items)},
+                    catalog::write_completion{[&](catalog::write_outcome o) { outcome = std::move(o); },
+                                              catalog::write_outcome::unavailable("dropped")});
+    sched.run();
+    if (!outcome) advance(10ms);  // the REGISTRY coalesces publications within 10 ms
+    CAF_REQUIRE(outcome.has_value());
+    return *outcome;
+  }
+
+  catalog::snapshot_ptr snap() const { return engine->snapshots().load(); }
+
+  // The published items of one provider, by resource.
+  std::map<std::string, catalog::item_ptr> items_of(const std::string& provider) const {
+    std::map<std::string, catalog::item_ptr> out;
+    for (auto& i : snap()->items)
+      if (i->record().provider == provider) out[i->record().identity.resource] = i;
+    return out;
+  }
+
+  object served(const catalog::item_ptr& i) const { return boost::json::parse(i->json()).as_object(); }
+};
+
+config::catalog_limits limits_with(std::size_t per_provider, std::size_t items, std::size_t bytes) {
+  config::catalog_limits l;
+  l.max_items_per_provider = per_provider;
+  l.max_items = items;
+  l.max_catalog_bytes = bytes;
+  return l;
+}
+
+}  // namespace
+
+CAF_TEST_FIXTURE_SCOPE(catalog_tests, fixture)
+
+CAF_TEST(a declaration upserts sets lastSeen and leaves omitted items) {
+  auto ok = declare("p1", array{item("https://a.example.com/one"), item("https://a.example.com/two")});
+  CAF_CHECK(ok.state == catalog::write_outcome::status::ok);
+  CAF_CHECK_EQUAL(ok.accepted, 2u);
+  auto first_seen = ok.last_seen_ms;
+  CAF_CHECK_EQUAL(first_seen, start_ms);
+  advance(30s);
+  declare("p1", array{item("https://a.example.com/two", "Changed text.")});
+  auto mine = items_of("p1");
+  CAF_REQUIRE_EQUAL(mine.size(), 2u);
+  auto& one = mine.at("https://a.example.com/one")->record();
+  auto& two = mine.at("https://a.example.com/two")->record();
+  CAF_CHECK_EQUAL(one.last_seen_ms, first_seen);
+  CAF_CHECK_EQUAL(two.last_seen_ms, first_seen + 10 + 30'000);  // 10 ms of coalescing, then 30 s
+  CAF_CHECK_EQUAL(two.last_updated_ms, two.last_seen_ms);
+  CAF_CHECK_EQUAL(two.fields.at("description").as_string(), "Changed text.");
+  std::string served_seen{served(mine.at("https://a.example.com/two")).at("lastSeen").as_string()};
+  CAF_CHECK_EQUAL(served_seen, wire::format_iso_ms(two.last_seen_ms));
+  // First listed stays first.
+  CAF_CHECK_EQUAL(snap()->items.front()->record().identity.resource, "https://a.example.com/one");
+  // The same content declared again refreshes lastSeen, not lastUpdated.
+  advance(30s);
+  declare("p1", array{item("https://a.example.com/two", "Changed text.")});
+  auto again = items_of("p1").at("https://a.example.com/two")->record();
+  CAF_CHECK_EQUAL(again.last_updated_ms, two.last_updated_ms);
+  CAF_CHECK_GREATER(again.last_seen_ms, two.last_seen_ms);
+}
+
+CAF_TEST(a provider never touches another providers items) {
+  declare("p1", array{item("https://shared.example.com/x")});
+  auto before = items_of("p1").at("https://shared.example.com/x");
+  advance(1s);
+  declare("p2", array{item("https://shared.example.com/x", "Mine now?")});
+  declare("p2", array{item("https://other.example.com/y")});
+  CAF_CHECK_EQUAL(snap()->items.size(), 3u);
+  auto after = items_of("p1").at("https://shared.example.com/x");
+  CAF_CHECK_EQUAL(after.get(), before.get());  // the very same immutable item: not even re-serialised
+  CAF_CHECK_EQUAL(items_of("p2").size(), 2u);
+  CAF_CHECK_EQUAL(snap()->providers, 2u);
+}
+
+CAF_TEST(the catalog item budget refuses whole and changes nothing) {
+  start_engine(limits_with(128, 3, 16u << 20), {});
+  declare("p1", array{item("https://a.example.com/1"), item("https://a.example.com/2")});
+  auto version = snap()->version;
+  auto p1_before = items_of("p1");
+  auto refused = declare("p2", array{item("https://b.example.com/1"), item("https://b.example.com/2")});
+  CAF_CHECK(refused.state == catalog::write_outcome::status::refused);
+  CAF_CHECK_EQUAL(refused.message, "the catalog is full");
+  CAF_CHECK_EQUAL(snap()->version, version);
+  CAF_CHECK(items_of("p2").empty());
+  CAF_CHECK_EQUAL(items_of("p1").size(), 2u);
+  CAF_CHECK_EQUAL(items_of("p1").begin()->second.get(), p1_before.begin()->second.get());
+  // Exactly at the limit is fine.
+  CAF_CHECK(declare("p2", array{item("https://b.example.com/1")}).state == catalog::write_outcome::status::ok);
+  CAF_CHECK_EQUAL(snap()->items.size(), 3u);
+  // A provider that only refreshes what it has is not refused by a full catalog.
+  CAF_CHECK(declare("p1", array{item("https://a.example.com/1")}).state == catalog::write_outcome::status::ok);
+}
+
+CAF_TEST(the catalog byte budget refuses whole) {
+  declare("probe", array{item("https://a.example.com/1")});
+  auto one_item = snap()->bytes;
+  start_engine(limits_with(128, 4096, one_item * 2 + 20), {});
+  CAF_CHECK(declare("p1", array{item("https://a.example.com/1")}).state == catalog::write_outcome::status::ok);
+  CAF_CHECK(declare("p2", array{item("https://a.example.com/1")}).state == catalog::write_outcome::status::ok);
+  auto refused = declare("p3", array{item("https://a.example.com/1")});
+  CAF_CHECK(refused.state == catalog::write_outcome::status::refused);
+  CAF_CHECK_EQUAL(refused.message, "the catalog is full");
+  CAF_CHECK_EQUAL(snap()->items.size(), 2u);
+}
+
+CAF_TEST(a provider lists at most its own budget of items) {
+  start_engine(limits_with(2, 4096, 16u << 20), {});
+  CAF_CHECK(declare("p1", array{item("https://a.example.com/1"), item("https://a.example.com/2")}).state ==
+            catalog::write_outcome::status::ok);
+  auto refused = declare("p1", array{item("https://a.example.com/3")});
+  CAF_CHECK(refused.state == catalog::write_outcome::status::refused);
+  CAF_CHECK_EQUAL(refused.message, "a provider may list at most 2 items");
+  CAF_CHECK_EQUAL(items_of("p1").size(), 2u);
+  CAF_CHECK_EQUAL(items_of("p1").count("https://a.example.com/3"), 0u);
+}
+
+CAF_TEST(items are evicted after the retention period without activity) {
+  config::catalog_limits limits;
+  limits.retention = 1h;
+  start_engine(limits, {});
+  declare("p1", array{item("https://a.example.com/old")});
+  advance(30min);
+  declare("p1", array{item("https://a.example.com/new")});
+  advance(29min);
+  CAF_CHECK_EQUAL(items_of("p1").size(), 2u);
+  advance(1min);  // an hour after the first declaration
+  auto left = items_of("p1");
+  CAF_REQUIRE_EQUAL(left.size(), 1u);
+  CAF_CHECK_EQUAL(left.begin()->first, "https://a.example.com/new");
+  advance(30min);
+  CAF_CHECK(items_of("p1").empty());
+}
+
+CAF_TEST(a heartbeat keeps an item from eviction) {
+  config::catalog_limits limits;
+  limits.retention = 1h;
+  start_engine(limits, {});
+  for (int beat = 0; beat < 5; ++beat) {
+    declare("p1", array{item("https://a.example.com/alive")});
+    advance(50min);
+  }
+  CAF_CHECK_EQUAL(items_of("p1").size(), 1u);
+}
+
+CAF_TEST(paidCallsToday reads 0 from midnight UTC without any traffic) {
+  // 23:00 UTC, with 5 paid calls today.
+  auto evening = start_ms + 13 * 3'600'000LL;
+  catalog::item_record r;
+  r.provider = "p1";
+  r.fields = test::valid_item(terms, "https://a.example.com/paid");
+  r.identity = {"http", "https://a.example.com/paid", "GET"};
+  r.seq = 7;
+  r.last_seen_ms = evening;
+  r.last_updated_ms = evening;
+  r.paid_calls = 5;
+  r.paid_day = wire::utc_day(evening);
+  wall = std::make_shared<catalog::manual_wall_clock>(evening);
+  start_engine({}, {r});
+  auto paid = [&] { return served(snap()->items.at(0)).at("paidCallsToday").as_int64(); };
+  CAF_CHECK_EQUAL(paid(), 5);
+  advance(59min + 59s + 999ms);
+  CAF_CHECK_EQUAL(paid(), 5);
+  advance(1ms);  // 00:00:00.000 UTC
+  CAF_CHECK_EQUAL(wire::format_iso_ms(wall->now_ms()).substr(11), "00:00:00.000Z");
+  CAF_CHECK_EQUAL(paid(), 0);
+  CAF_CHECK_EQUAL(snap()->items.at(0)->record().seq, 7u);
+}
+
+CAF_TEST(a removed provider leaves the catalog) {
+  declare("p1", array{item("https://a.example.com/1")});
+  declare("p2", array{item("https://b.example.com/1")});
+  engine->forget_provider("p1");
+  sched.run();
+  advance(10ms);
+  CAF_CHECK(items_of("p1").empty());
+  CAF_CHECK_EQUAL(items_of("p2").size(), 1u);
+}
+
+CAF_TEST(a declaration sent to a stopped engine still gets an answer) {
+  auto checked = rules::validate_declaration(test::declaration_of(array{item("https://a.example.com/1")}),
+                                             {terms, test::pay_to, false, 128});
+  auto hdl = engine->provider("p1");
+  anon_send_exit(hdl, caf::exit_reason::kill);
+  sched.run();
+  std::optional<catalog::write_outcome> outcome;
+  caf::anon_send(hdl, catalog::atom::declare::value, catalog::declare_command{checked.items},
+                 catalog::write_completion{[&](catalog::write_outcome o) { outcome = std::move(o); },
+                                           catalog::write_outcome::unavailable("the catalog is shutting down")});
+  sched.run();
+  CAF_REQUIRE(outcome.has_value());
+  CAF_CHECK(outcome->state == catalog::write_outcome::status::unavailable);
+}
+
+CAF_TEST(the catalog file keeps what a restart needs) {
+  dir = std::filesystem::temp_directory_path() / ("z402-catalog-" + auth::random_key("").substr(0, 12));
+  std::filesystem::create_directories(dir);
+  auto file = dir / "catalog.json";
+  start_engine({}, {}, file);
+  declare("p1", array{item("https://a.example.com/1"), item("https://a.example.com/2")});
+  advance(2s);  // past the coalescing interval of the writer
+  auto loaded = catalog::load_catalog(file, wall->now_ms());
+  CAF_REQUIRE(loaded.state == catalog::catalog_load::status::loaded);
+  CAF_REQUIRE_EQUAL(loaded.records.size(), 2u);
+  CAF_CHECK_EQUAL(loaded.records[0].provider, "p1");
+  CAF_CHECK_EQUAL(loaded.records[0].identity.resource, "https://a.example.com/1");
+  CAF_CHECK_EQUAL(loaded.records[1].seq, snap()->items[1]->record().seq);
+  // A restart from the file lists the same items in the same order, and new ones after them.
+  start_engine({}, loaded.records, file);
+  CAF_CHECK_EQUAL(snap()->items.size(), 2u);
+  declare("p2", array{item("https://b.example.com/1")});
+  CAF_CHECK_EQUAL(snap()->items.back()->record().provider, "p2");
+}
+
+CAF_TEST(a corrupt catalog file is moved aside) {
+  dir = std::filesystem::temp_directory_path() / ("z402-corrupt-" + auth::random_key("").substr(0, 12));
+  std::filesystem::create_directories(dir);
+  auto file = dir / "catalog.json";
+  CAF_CHECK(!config::write_file_atomically(file, "{\"format\":\"z402-catalog\",\"version\":1,\"items\":[{\"provider\":"));
+  auto loaded = catalog::load_catalog(file, 42);
+  CAF_CHECK(loaded.state == catalog::catalog_load::status::corrupt);
+  CAF_CHECK(loaded.records.empty());
+  CAF_CHECK(!std::filesystem::exists(file));
+  CAF_CHECK(std::filesystem::exists(dir / "catalog.json.corrupt-42"));
+  CAF_CHECK(catalog::load_catalog(file, 43).state == catalog::catalog_load::status::missing);
+}
+
+CAF_TEST_FIXTURE_SCOPE_END()

@@ -1,0 +1,59 @@
+#pragma once
+// Valid items as the official builder makes them, for tests to break one field at a time.
+#include "z402/config/rail_terms.hpp"
+
+#include <boost/json.hpp>
+
+#include <string>
+
+namespace z402::test {
+
+inline const std::string pay_to = "uregtest1provider";
+
+inline boost::json::object accepts_entry(const config::rail_terms& terms) {
+  return {{"scheme", terms.scheme}, {"network", terms.network}, {"amount", "1000"},
+          {"asset", terms.asset},   {"payTo", pay_to},           {"maxTimeoutSeconds", 60},
+          {"extra", terms.extra}};
+}
+
+/// The GET route the official declareDiscoveryExtension builds, with the method a seller's
+/// server adds at request time.
+inline boost::json::object bazaar_get() {
+  return boost::json::parse(R"({
+    "info":{"input":{"type":"http","method":"GET","queryParams":{"city":"Lisbon"}},
+            "output":{"type":"json","example":{"temperature":21}}},
+    "schema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",
+      "properties":{
+        "input":{"type":"object","properties":{
+            "type":{"type":"string","const":"http"},
+            "method":{"type":"string","enum":["GET"]},
+            "queryParams":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}},
+          "required":["type"],"additionalProperties":false},
+        "output":{"type":"object","properties":{"type":{"type":"string"},"example":{"type":"object"}},"required":["type"]}},
+      "required":["input"]}})").as_object();
+}
+
+inline boost::json::object bazaar_mcp() {
+  return boost::json::parse(R"({
+    "info":{"input":{"type":"mcp","toolName":"sentiment","inputSchema":{"type":"object"},"transport":"streamable-http"}},
+    "schema":{"type":"object","properties":{"input":{"type":"object","properties":{"type":{"const":"mcp"}}}}}})").as_object();
+}
+
+inline boost::json::object valid_item(const config::rail_terms& terms, std::string resource = "https://weather.example.com/v1/weather") {
+  return {{"resource", resource},
+          {"type", "http"},
+          {"x402Version", 2},
+          {"accepts", boost::json::array{accepts_entry(terms)}},
+          {"description", "Current weather for a city."},
+          {"mimeType", "application/json"},
+          {"serviceName", "Weather"},
+          {"tags", boost::json::array{"weather", "forecast"}},
+          {"iconUrl", "https://weather.example.com/icon.png"},
+          {"extensions", {{"bazaar", bazaar_get()}, {"z402", {{"unit", "call"}}}}}};
+}
+
+inline boost::json::value declaration_of(boost::json::array items) {
+  return boost::json::object{{"items", std::move(items)}};
+}
+
+}  // namespace z402::test

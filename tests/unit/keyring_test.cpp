@@ -1,0 +1,101 @@
+#define CAF_SUITE keyring
+#include "test.hpp"
+
+#include "z402/auth/crypto.hpp"
+#include "z402/auth/keyring.hpp"
+#include "z402/config/atomic_file.hpp"
+
+#include <filesystem>
+#include <thread>
+
+using namespace z402;
+
+namespace {
+
+struct temp_dir {
+  std::filesystem::path path;
+  temp_dir() {
+    path = std::filesystem::temp_directory_path() / ("z402-keyring-" + auth::random_key("").substr(0, 12));
+    std::filesystem::create_directories(path);
+  }
+  ~temp_dir() { std::filesystem::remove_all(path); }
+};
+
+// 0.17's CAF test has no CHECK_THROWS: operators see these messages, so they must be thrown.
+template <class F>
+bool throws(F f) {
+  try {
+    f();
+  } catch (const std::runtime_error& e) {
+    return std::string{e.what()}.size() > 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+CAF_TEST(keys are random and prefixed and stored only as hashes) {
+  temp_dir dir;
+  auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
+  CAF_CHECK_EQUAL(key.substr(0, 7), "z402pk_");
+  CAF_CHECK_EQUAL(key.size(), 7u + 43u);  // 32 bytes, base64url without padding
+  CAF_CHECK_NOT_EQUAL(key, auth::add_provider(dir.path, "other", "uregtest1other", 1));
+  auto text = config::read_file(auth::keyring_path(dir.path));
+  CAF_REQUIRE(text);
+  CAF_CHECK(text->find(key) == std::string::npos);
+  CAF_CHECK(text->find(auth::sha256_hex(key)) != std::string::npos);
+}
+
+CAF_TEST(names and payTo are checked and unique) {
+  temp_dir dir;
+  auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
+  CAF_CHECK(throws([&] { auth::add_provider(dir.path, "acme", "uregtest1new", 1); }));
+  CAF_CHECK(throws([&] { auth::add_provider(dir.path, "new", "uregtest1acme", 1); }));
+  CAF_CHECK(throws([&] { auth::add_provider(dir.path, "bad name", "x", 1); }));
+  CAF_CHECK(throws([&] { auth::add_provider(dir.path, std::string(65, 'n'), "x", 1); }));
+  CAF_CHECK(!auth::invalid_provider_name(std::string(64, 'n')));
+  CAF_CHECK(throws([&] { auth::add_provider(dir.path, "spaces", "has space", 1); }));
+  CAF_CHECK(throws([&] { auth::rotate_provider_key(dir.path, "nobody"); }));
+  CAF_CHECK(throws([&] { auth::remove_provider(dir.path, "nobody"); }));
+}
+
+CAF_TEST(the key store follows rotation and removal) {
+  temp_dir dir;
+  auth::key_store store{auth::keyring_path(dir.path)};
+  CAF_CHECK(store.reload().empty());
+  auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
+  CAF_CHECK(!store.authenticate(key));  // not re-read yet
+  store.reload();
+  auto who = store.authenticate(key);
+  CAF_REQUIRE(who);
+  CAF_CHECK_EQUAL(who->name, "acme");
+  CAF_CHECK_EQUAL(who->pay_to, "uregtest1acme");
+  auto rotated = auth::rotate_provider_key(dir.path, "acme");
+  store.reload();
+  CAF_CHECK(!store.authenticate(key));
+  CAF_CHECK(store.authenticate(rotated));
+  auth::remove_provider(dir.path, "acme");
+  auto removed = store.reload();
+  CAF_REQUIRE_EQUAL(removed.size(), 1u);
+  CAF_CHECK_EQUAL(removed[0], "acme");
+  CAF_CHECK(!store.authenticate(rotated));
+  CAF_CHECK(!store.authenticate(""));
+}
+
+CAF_TEST(a malformed keyring keeps the previous keys) {
+  temp_dir dir;
+  auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
+  auth::key_store store{auth::keyring_path(dir.path)};
+  store.reload();
+  CAF_CHECK(!config::write_file_atomically(auth::keyring_path(dir.path), "{not json"));
+  store.reload();
+  CAF_CHECK(store.authenticate(key));
+  CAF_CHECK(throws([&] { auth::load_keyring(auth::keyring_path(dir.path)); }));
+}
+
+CAF_TEST(constant time comparison compares) {
+  CAF_CHECK(auth::constant_time_equal("abc", "abc"));
+  CAF_CHECK(!auth::constant_time_equal("abc", "abd"));
+  CAF_CHECK(!auth::constant_time_equal("abc", "abcd"));
+  CAF_CHECK_EQUAL(auth::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}

@@ -1,0 +1,116 @@
+#define CAF_SUITE list
+#include "test.hpp"
+
+#include "fixtures.hpp"
+#include "z402/http/list_query.hpp"
+#include "z402/wire/iso_time.hpp"
+
+using namespace z402;
+
+namespace {
+
+catalog::item_ptr item_of(std::string provider, std::string pay_to, std::string type, std::uint64_t seq,
+                          bool with_bazaar = true) {
+  auto terms = config::default_rail_terms();
+  auto fields = test::valid_item(terms, "https://" + provider + ".example.com/r" + std::to_string(seq));
+  fields["type"] = type;
+  fields["accepts"].as_array()[0].as_object()["payTo"] = pay_to;
+  if (!with_bazaar) fields["extensions"].as_object().erase("bazaar");
+  catalog::item_record r;
+  r.provider = provider;
+  r.identity = {type, fields["resource"].as_string().c_str(), "GET"};
+  r.fields = fields;
+  r.seq = seq;
+  r.last_seen_ms = 1'000;
+  r.last_updated_ms = 1'000;
+  return catalog::make_item(std::move(r), 0);
+}
+
+catalog::snapshot sample() {
+  catalog::snapshot s;
+  s.items = {item_of("a", "payA", "http", 1), item_of("b", "payB", "mcp", 2), item_of("a", "payA", "http", 3, false),
+             item_of("c", "payC", "http", 4)};
+  return s;
+}
+
+boost::json::object render(const catalog::snapshot& s, std::string_view query) {
+  std::string error;
+  auto req = http::parse_list_request(query, error);
+  CAF_REQUIRE(req.has_value());
+  return boost::json::parse(http::render_list(s, *req)).as_object();
+}
+
+}  // namespace
+
+CAF_TEST(limit defaults to 100 and is clamped to 1 to 1000) {
+  std::string error;
+  auto limit_of = [&](std::string_view q) { return http::parse_list_request(q, error)->limit; };
+  CAF_CHECK_EQUAL(limit_of(""), 100u);
+  CAF_CHECK_EQUAL(limit_of("limit=0"), 100u);
+  CAF_CHECK_EQUAL(limit_of("limit=abc"), 100u);
+  CAF_CHECK_EQUAL(limit_of("limit=1"), 1u);
+  CAF_CHECK_EQUAL(limit_of("limit=1000"), 1000u);
+  CAF_CHECK_EQUAL(limit_of("limit=1001"), 1000u);
+  CAF_CHECK_EQUAL(limit_of("limit=-4"), 1u);
+  CAF_CHECK_EQUAL(limit_of("limit=99999999999999999999999"), 1000u);
+}
+
+CAF_TEST(malformed parameters are refused by name) {
+  std::string error;
+  for (auto [q, word] : {std::pair{"offset=-1", "offset"}, std::pair{"offset=x", "offset"},
+                         std::pair{"offset=", "offset"}, std::pair{"type=ftp", "type"}, std::pair{"payTo=", "payTo"},
+                         std::pair{"network=%zz", "percent"}, std::pair{"type=http&type=mcp", "type"},
+                         std::pair{"scheme=%00", "scheme"}, std::pair{"asset=%ff", "asset"}}) {
+    error.clear();
+    CAF_CHECK(!http::parse_list_request(q, error));
+    CAF_CHECK(error.find(word) != std::string::npos);
+  }
+  CAF_CHECK(http::parse_list_request("unknown=1&x", error));
+}
+
+CAF_TEST(form decoding turns plus into space and percent escapes into bytes) {
+  std::string error;
+  auto params = http::parse_query("network=zcash%3Aregtest&q=a+b%26c", error);
+  CAF_REQUIRE(params);
+  CAF_CHECK_EQUAL(params->at("network"), "zcash:regtest");
+  CAF_CHECK_EQUAL(params->at("q"), "a b&c");
+}
+
+CAF_TEST(filters combine with AND and total counts every match) {
+  auto s = sample();
+  auto all = render(s, "");
+  CAF_CHECK_EQUAL(all.at("x402Version").as_int64(), 2);
+  CAF_CHECK_EQUAL(all.at("items").as_array().size(), 4u);
+  CAF_CHECK_EQUAL(all.at("pagination").at("total").as_int64(), 4);
+  CAF_CHECK_EQUAL(render(s, "type=mcp").at("pagination").at("total").as_int64(), 1);
+  CAF_CHECK_EQUAL(render(s, "payTo=payA").at("pagination").at("total").as_int64(), 2);
+  CAF_CHECK_EQUAL(render(s, "payTo=payA&extensions=bazaar").at("pagination").at("total").as_int64(), 1);
+  CAF_CHECK_EQUAL(render(s, "network=zcash%3Aregtest&scheme=prepaid-voucher&asset=ZEC").at("pagination").at("total").as_int64(), 4);
+  CAF_CHECK_EQUAL(render(s, "network=eip155%3A8453").at("pagination").at("total").as_int64(), 0);
+  CAF_CHECK_EQUAL(render(s, "extensions=z402").at("pagination").at("total").as_int64(), 4);
+}
+
+CAF_TEST(pages keep listing order and cover every row once) {
+  auto s = sample();
+  auto page = render(s, "limit=2&offset=1");
+  auto& items = page.at("items").as_array();
+  CAF_REQUIRE_EQUAL(items.size(), 2u);
+  CAF_CHECK_EQUAL(items[0].at("resource").as_string(), "https://b.example.com/r2");
+  CAF_CHECK_EQUAL(items[1].at("resource").as_string(), "https://a.example.com/r3");
+  CAF_CHECK_EQUAL(page.at("pagination").at("limit").as_int64(), 2);
+  CAF_CHECK_EQUAL(page.at("pagination").at("offset").as_int64(), 1);
+  auto filtered = render(s, "type=http&limit=1&offset=2");
+  CAF_CHECK_EQUAL(filtered.at("items").as_array()[0].at("resource").as_string(), "https://c.example.com/r4");
+  auto beyond = render(s, "offset=10");
+  CAF_CHECK(beyond.at("items").as_array().empty());
+  CAF_CHECK_EQUAL(beyond.at("pagination").at("total").as_int64(), 4);
+}
+
+CAF_TEST(an item is served with its timestamps as ISO strings) {
+  auto s = sample();
+  auto first = render(s, "limit=1").at("items").as_array()[0].as_object();
+  CAF_CHECK_EQUAL(first.at("lastUpdated").as_string(), wire::format_iso_ms(1000));
+  CAF_CHECK_EQUAL(first.at("lastSeen").as_string(), wire::format_iso_ms(1000));
+  CAF_CHECK_EQUAL(first.at("paidCallsToday").as_int64(), 0);
+  CAF_CHECK(first.contains("accepts"));
+}

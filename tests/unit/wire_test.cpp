@@ -1,0 +1,65 @@
+#define CAF_SUITE wire
+#include "test.hpp"
+
+#include "z402/wire/iso_time.hpp"
+#include "z402/wire/json.hpp"
+#include "z402/wire/url.hpp"
+
+using namespace z402;
+
+CAF_TEST(iso time round trips with milliseconds) {
+  CAF_CHECK_EQUAL(wire::format_iso_ms(0), "1970-01-01T00:00:00.000Z");
+  CAF_CHECK_EQUAL(wire::format_iso_ms(1798203296789), "2026-12-25T12:54:56.789Z");
+  CAF_CHECK_EQUAL(wire::parse_iso_ms("2026-12-25T12:54:56.789Z"), std::optional<std::int64_t>{1798203296789});
+  CAF_CHECK_EQUAL(wire::format_iso_ms(-1), "1969-12-31T23:59:59.999Z");
+  CAF_CHECK(!wire::parse_iso_ms("2026-02-30T00:00:00.000Z"));
+  CAF_CHECK(!wire::parse_iso_ms("2026-12-25 12:54:56.789Z"));
+  CAF_CHECK_EQUAL(wire::utc_day(wire::ms_per_day - 1), 0);
+  CAF_CHECK_EQUAL(wire::utc_day(wire::ms_per_day), 1);
+}
+
+CAF_TEST(canonical resources drop what does not identify a route) {
+  std::string why;
+  auto canon = [&](std::string_view url, std::optional<std::string_view> tpl = std::nullopt) {
+    auto parts = wire::parse_absolute_url(url, why);
+    CAF_REQUIRE(parts.has_value());
+    return wire::canonical_resource(*parts, tpl);
+  };
+  CAF_CHECK_EQUAL(canon("HTTPS://API.Example.com:443/v1/x/?a=1#f"), "https://api.example.com/v1/x");
+  CAF_CHECK_EQUAL(canon("http://api.example.com:80/"), "http://api.example.com/");
+  CAF_CHECK_EQUAL(canon("https://api.example.com"), "https://api.example.com/");
+  CAF_CHECK_EQUAL(canon("https://api.example.com:8443/a//"), "https://api.example.com:8443/a");
+  CAF_CHECK_EQUAL(canon("https://u:p@api.example.com/users/7", std::string_view{"/users/:id"}), "https://api.example.com/users/:id");
+  CAF_CHECK_EQUAL(canon("https://[::1]:9000/x"), "https://[::1]:9000/x");
+  CAF_CHECK_EQUAL(canon("https://api.example.com/Case/Kept"), "https://api.example.com/Case/Kept");
+}
+
+CAF_TEST(malformed URLs are refused with a reason) {
+  std::string why;
+  for (auto bad : {"no-scheme", "://x", "https://", "https://exa mple.com/", "https://a.com/ x", "https://a.com:0/",
+                   "https://a.com:65536/", "https://a.com:12a/", "https://[zz]/", "https://a.com/\x01"}) {
+    why.clear();
+    CAF_CHECK(!wire::parse_absolute_url(bad, why));
+    CAF_CHECK(!why.empty());
+  }
+}
+
+CAF_TEST(strict JSON refuses duplicate keys invalid UTF-8 and deep nesting) {
+  std::string error;
+  CAF_CHECK(wire::parse_strict(R"({"a":1,"b":{"a":2}})", 8, error));
+  CAF_CHECK(!wire::parse_strict(R"({"a":1,"a":2})", 8, error));
+  CAF_CHECK(error.find("\"a\"") != std::string::npos);
+  CAF_CHECK(!wire::parse_strict(R"({"x":{"k":1,"k":1}})", 8, error));
+  CAF_CHECK(!wire::parse_strict("{\"a\":\"\xff\"}", 8, error));
+  CAF_CHECK(!wire::parse_strict(std::string(9, '[') + std::string(9, ']'), 8, error));
+  CAF_CHECK(wire::parse_strict(std::string(8, '[') + std::string(8, ']'), 8, error));
+  CAF_CHECK(!wire::parse_strict("{\"a\":1} trailing", 8, error));
+  CAF_CHECK(!wire::parse_strict("", 8, error));
+  CAF_CHECK_EQUAL(wire::json_depth(boost::json::parse("[[{}]]")), 3u);
+}
+
+CAF_TEST(address-like hosts are recognised) {
+  for (auto h : {"127.0.0.1", "[::1]", "localhost", "a.localhost", "2130706433", "0x7f000001", "7f000001"})
+    CAF_CHECK(wire::is_address_like_host(h));
+  for (auto h : {"cdn.example.com", "icons.z402.dev"}) CAF_CHECK(!wire::is_address_like_host(h));
+}
