@@ -46,7 +46,9 @@ class session : public std::enable_shared_from_this<session> {
     reading_ = true;
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(server_.options().header_limit));
-    parser_->body_limit(server_.options().read_body_limit);
+    // Beast compares Content-Length with the limit while parsing the header, before the route
+    // is known: parse under the largest limit and apply the route's own in on_header.
+    parser_->body_limit(server_.options().declaration_body_limit);
     stream_.expires_after(slots_.empty() && !first_ ? server_.options().idle_timeout : server_.options().read_timeout);
     first_ = false;
     bhttp::async_read_header(stream_, buffer_, *parser_,
@@ -62,12 +64,19 @@ class session : public std::enable_shared_from_this<session> {
     std::string_view target{header.target().data(), header.target().size()};
     route_ = route_of(path_of(target));
     writer_.reset();
+    early_.reset();
+    auto limit = route_ == route::declarations ? server_.options().declaration_body_limit : server_.options().read_body_limit;
+    if (parser_->content_length().value_or(0) > limit) return on_read_error(bhttp::error::body_limit);
+    parser_->body_limit(limit);  // chunked bodies are counted as they arrive
     if (auto early = screen(server_.app(), header, route_, writer_)) {
-      // Answer before reading a body we will not use; the connection closes after it.
-      auto idx = reserve(header, false);
-      return fill(idx, std::move(*early));
+      bool has_body = parser_->chunked() || parser_->content_length().value_or(0) > 0;
+      if (has_body) {
+        // Answer without reading a body we will not use; the connection closes after it.
+        auto idx = reserve(header, false);
+        return fill(idx, std::move(*early));
+      }
+      early_ = std::move(*early);
     }
-    if (route_ == route::declarations) parser_->body_limit(server_.options().declaration_body_limit);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
   }
@@ -78,7 +87,10 @@ class session : public std::enable_shared_from_this<session> {
     in_request_ = false;
     auto req = parser_->release();
     auto idx = reserve(req, req.keep_alive());
-    if (route_ == route::declarations) {
+    if (early_) {
+      fill(idx, std::move(*early_));
+      early_.reset();
+    } else if (route_ == route::declarations) {
       auto self = shared_from_this();
       handle_declaration(server_.app(), req, *writer_, [self, idx](response res) {
         net::post(self->stream_.get_executor(), [self, idx, res = std::move(res)]() mutable {
@@ -171,6 +183,7 @@ class session : public std::enable_shared_from_this<session> {
   std::chrono::steady_clock::time_point started_{};
   route route_ = route::not_found;
   std::optional<auth::provider_record> writer_;
+  std::optional<response> early_;  // an answer decided from the headers alone
   bool reading_ = false, writing_ = false, in_request_ = false, closing_ = false, first_ = true;
 };
 

@@ -1,0 +1,93 @@
+// Starts the built z402-bazaar on a free loopback port with its own data dir, and runs its CLI.
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const binary = process.env.Z402_BAZAAR;
+export const shared = process.env.Z402_SHARED;
+if (!binary) throw new Error("Z402_BAZAAR must name the built z402-bazaar (ctest sets it)");
+
+export function newDataDir() {
+  return mkdtempSync(join(tmpdir(), "z402-e2e-"));
+}
+
+export function removeDataDir(dir) {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Runs a CLI command; returns {status, stdout, stderr}. */
+export function cli(args) {
+  try {
+    const stdout = execFileSync(binary, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    return { status: 0, stdout, stderr: "" };
+  } catch (e) {
+    return { status: e.status, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+export function addProvider(dataDir, name, payTo) {
+  const r = cli(["provider", "add", name, "--pay-to", payTo, "--data-dir", dataDir]);
+  if (r.status !== 0) throw new Error(`provider add failed: ${r.stderr}`);
+  return r.stdout.trim().split("\n").at(-1);
+}
+
+export function termsFile(dataDir) {
+  const r = cli(["terms", "--data-dir", dataDir]);
+  const file = join(dataDir, "terms.json");
+  writeFileSync(file, r.stdout);
+  return { file, terms: JSON.parse(r.stdout) };
+}
+
+/** Starts `serve` and resolves once it listens: {url, port, child, log(), exited}. */
+export function startServer(dataDir, extra = []) {
+  const child = spawn(binary, ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, ...extra], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 10000);
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      const m = stderr.match(/listening on (http:\/\/127\.0\.0\.1:(\d+))/);
+      if (m && timer) {
+        clearTimeout(timer);
+        resolve({ url: m[1], port: Number(m[2]), child, exited, log: () => stderr });
+      }
+    });
+    child.on("exit", () => reject(new Error(`server exited early: ${stderr}`)));
+  });
+}
+
+export async function stopServer(server, signal = "SIGTERM") {
+  server.child.kill(signal);
+  return server.exited;
+}
+
+/** A declaration item valid against `terms` for `payTo`. */
+export function item(terms, payTo, resource, extra = {}) {
+  return {
+    resource, type: "http", x402Version: 2,
+    accepts: [{ ...terms, amount: "1000", payTo, maxTimeoutSeconds: 60 }],
+    description: "A test route.", serviceName: "E2E", tags: ["test"],
+    extensions: { z402: { unit: "call" } },
+    ...extra,
+  };
+}
+
+export async function declare(url, key, body, headers = {}) {
+  const res = await fetch(`${url}/discovery/declarations`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.text() };
+}
+
+export async function list(url, query = "", headers = {}) {
+  const res = await fetch(`${url}/discovery/resources${query}`, { headers });
+  return { status: res.status, json: res.status === 200 ? await res.json() : JSON.parse(await res.text()) };
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
