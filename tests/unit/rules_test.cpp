@@ -38,6 +38,12 @@ struct fixture {
   }
   object with(std::string_view path, const std::string& s) { return with(path, value(boost::json::string(s))); }
   object with(std::string_view path, const char* s) { return with(path, value(boost::json::string(s))); }
+  // The item with one field of its single accepts entry set to `v`.
+  object with_entry(const char* key, value v) {
+    auto e = test::accepts_entry(terms);
+    e[key] = std::move(v);
+    return with("accepts", array{e});
+  }
   object without(std::string_view key) {
     auto item = test::valid_item(terms);
     item.erase(key);
@@ -131,20 +137,15 @@ CAF_TEST(accepts holds 1 to 4 entries) {
 }
 
 CAF_TEST(each accepts entry names this provider and exactly the rail terms) {
-  auto entry_with = [&](const char* key, value v) {
-    auto e = test::accepts_entry(terms);
-    e[key] = std::move(v);
-    return with("accepts", array{e});
-  };
-  refused(entry_with("payTo", "uregtest1someoneelse"), "accepts[0].payTo");
-  refused(entry_with("scheme", "exact"), "accepts[0].scheme");
-  refused(entry_with("network", "eip155:8453"), "accepts[0].network");
-  refused(entry_with("asset", "USDC"), "accepts[0].asset");
+  refused(with_entry("payTo", "uregtest1someoneelse"), "accepts[0].payTo");
+  refused(with_entry("scheme", "exact"), "accepts[0].scheme");
+  refused(with_entry("network", "eip155:8453"), "accepts[0].network");
+  refused(with_entry("asset", "USDC"), "accepts[0].asset");
   auto extra = terms.extra;
   extra["creditRatioBps"] = 2501;
-  refused(entry_with("extra", extra), "accepts[0].extra");
-  refused(entry_with("extra", object{}), "accepts[0].extra");
-  refused(entry_with("surprise", 1), "accepts[0].surprise");
+  refused(with_entry("extra", extra), "accepts[0].extra");
+  refused(with_entry("extra", object{}), "accepts[0].extra");
+  refused(with_entry("surprise", 1), "accepts[0].surprise");
   // A second, bad entry is found too.
   auto bad = test::accepts_entry(terms);
   bad["payTo"] = "x";
@@ -152,11 +153,7 @@ CAF_TEST(each accepts entry names this provider and exactly the rail terms) {
 }
 
 CAF_TEST(amount is a positive decimal string that fits in 64 bits) {
-  auto amount = [&](value v) {
-    auto e = test::accepts_entry(terms);
-    e["amount"] = std::move(v);
-    return with("accepts", array{e});
-  };
+  auto amount = [&](value v) { return with_entry("amount", std::move(v)); };
   accepted(amount("1"));
   accepted(amount("18446744073709551615"));
   refused(amount("18446744073709551616"), "accepts[0].amount");
@@ -171,11 +168,7 @@ CAF_TEST(amount is a positive decimal string that fits in 64 bits) {
 }
 
 CAF_TEST(maxTimeoutSeconds is from 1 to 3600) {
-  auto timeout = [&](value v) {
-    auto e = test::accepts_entry(terms);
-    e["maxTimeoutSeconds"] = std::move(v);
-    return with("accepts", array{e});
-  };
+  auto timeout = [&](value v) { return with_entry("maxTimeoutSeconds", std::move(v)); };
   accepted(timeout(1));
   accepted(timeout(3600));
   refused(timeout(0), "accepts[0].maxTimeoutSeconds");

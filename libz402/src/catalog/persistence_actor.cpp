@@ -10,7 +10,7 @@ namespace {
 
 bool write_latest(persistence_actor* self) {
   auto& st = self->state;
-  st.last_write = self->clock().now();
+  st.writes.acted(self->clock().now());
   if (!st.latest || st.latest->version == st.written_version) return true;
   if (auto err = config::write_file_atomically(st.file, serialize_catalog(*st.latest))) {
     ++st.failures;
@@ -25,23 +25,14 @@ bool write_latest(persistence_actor* self) {
 
 caf::behavior persistence(persistence_actor* self, std::filesystem::path file, std::chrono::milliseconds interval) {
   self->state.file = std::move(file);
-  self->state.interval = interval;
+  self->state.writes = coalescer{interval};
   return {
       [=](atom::persist, const snapshot_ptr& snap) {
-        auto& st = self->state;
-        st.latest = snap;
-        if (st.write_scheduled) return;
-        auto due = st.last_write + st.interval;
-        auto now = self->clock().now();
-        if (now >= due) {
-          write_latest(self);
-          return;
-        }
-        st.write_scheduled = true;
-        self->delayed_send(self, due - now, atom::write::value);
+        self->state.latest = snap;
+        if (self->state.writes.changed(self, atom::write::value)) write_latest(self);
       },
       [=](atom::write) {
-        self->state.write_scheduled = false;
+        self->state.writes.woke();
         write_latest(self);
       },
       [=](atom::flush) { return write_latest(self); },

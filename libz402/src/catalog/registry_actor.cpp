@@ -22,23 +22,9 @@ void publish_now(registry_actor* self) {
   snapshot_ptr published = std::move(next);
   st.store->publish(published);
   if (st.persistence) self->send(st.persistence, atom::persist::value, published);
-  st.last_publish = self->clock().now();
+  st.publications.acted(self->clock().now());
   for (auto& rp : st.waiting) rp.deliver(true);
   st.waiting.clear();
-}
-
-// Publishes at most once per interval: a burst of commits shares one snapshot.
-void schedule_publish(registry_actor* self) {
-  auto& st = self->state;
-  if (st.publish_scheduled) return;
-  auto due = st.last_publish + st.publish_interval;
-  auto now = self->clock().now();
-  if (now >= due) {
-    publish_now(self);
-    return;
-  }
-  st.publish_scheduled = true;
-  self->delayed_send(self, due - now, atom::publish::value);
 }
 
 void replace(registry_state& st, const std::string& provider, const item_list& items) {
@@ -65,7 +51,7 @@ caf::behavior registry(registry_actor* self, engine_context ctx, snapshot_store*
   st.ctx = std::move(ctx);
   st.store = store;
   st.persistence = std::move(persistence);
-  st.publish_interval = publish_interval;
+  st.publications = coalescer{publish_interval};
   std::map<std::string, item_list> by_provider;
   for (auto& i : initial) by_provider[i->record().provider].push_back(i);
   for (auto& [provider, items] : by_provider) replace(st, provider, items);
@@ -91,15 +77,15 @@ caf::behavior registry(registry_actor* self, engine_context ctx, snapshot_store*
         }
         replace(st, provider, items);
         st.waiting.push_back(rp);
-        schedule_publish(self);
+        if (st.publications.changed(self, atom::publish::value)) publish_now(self);
         return rp;
       },
       [=](atom::publish) {
-        self->state.publish_scheduled = false;
+        self->state.publications.woke();
         publish_now(self);
       },
       [=](atom::flush) {
-        if (self->state.publish_scheduled) publish_now(self);
+        if (self->state.publications.pending()) publish_now(self);
         auto rp = self->make_response_promise<bool>();
         if (!self->state.persistence) {
           rp.deliver(true);

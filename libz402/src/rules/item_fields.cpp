@@ -17,19 +17,25 @@ bool is_token(std::string_view s) {
   });
 }
 
+// A URL field: a string of at most 2048 bytes that parses as an absolute URL without userinfo.
+std::optional<field_error> parse_url_field(const boost::json::value& v, const char* field, wire::url_parts& url) {
+  auto* s = v.if_string();
+  if (!s) return field_error{field, "must be a string"};
+  if (s->size() > max_url_bytes) return field_error{field, "may be at most " + std::to_string(max_url_bytes) + " bytes"};
+  std::string reason;
+  auto parsed = wire::parse_absolute_url(*s, reason);
+  if (!parsed) return field_error{field, reason};
+  if (parsed->has_userinfo) return field_error{field, "may not carry userinfo (user:password@)"};
+  url = std::move(*parsed);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<field_error> check_resource(const boost::json::value& v, bool allow_http, wire::url_parts& url) {
-  auto* s = v.if_string();
-  if (!s) return field_error{"resource", "must be a string"};
-  if (s->size() > max_url_bytes) return field_error{"resource", "may be at most " + std::to_string(max_url_bytes) + " bytes"};
-  std::string reason;
-  auto parsed = wire::parse_absolute_url(*s, reason);
-  if (!parsed) return field_error{"resource", reason};
-  if (parsed->scheme != "https" && !(allow_http && parsed->scheme == "http"))
+  if (auto e = parse_url_field(v, "resource", url)) return e;
+  if (url.scheme != "https" && !(allow_http && url.scheme == "http"))
     return field_error{"resource", allow_http ? "must be an http or https URL" : "must be an https URL"};
-  if (parsed->has_userinfo) return field_error{"resource", "may not carry userinfo (user:password@)"};
-  url = std::move(*parsed);
   return std::nullopt;
 }
 
@@ -119,15 +125,10 @@ std::optional<field_error> check_tags(const boost::json::value& v) {
 }
 
 std::optional<field_error> check_icon_url(const boost::json::value& v) {
-  auto* s = v.if_string();
-  if (!s) return field_error{"iconUrl", "must be a string"};
-  if (s->size() > max_url_bytes) return field_error{"iconUrl", "may be at most " + std::to_string(max_url_bytes) + " bytes"};
-  std::string reason;
-  auto url = wire::parse_absolute_url(*s, reason);
-  if (!url) return field_error{"iconUrl", reason};
-  if (url->scheme != "https" && url->scheme != "http") return field_error{"iconUrl", "must be an http or https URL"};
-  if (url->has_userinfo) return field_error{"iconUrl", "may not carry userinfo (user:password@)"};
-  if (wire::is_address_like_host(url->host))
+  wire::url_parts url;
+  if (auto e = parse_url_field(v, "iconUrl", url)) return e;
+  if (url.scheme != "https" && url.scheme != "http") return field_error{"iconUrl", "must be an http or https URL"};
+  if (wire::is_address_like_host(url.host))
     return field_error{"iconUrl", "must name a host by its domain name (no IP address, loopback, numeric or hex host)"};
   return std::nullopt;
 }

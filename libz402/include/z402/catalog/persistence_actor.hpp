@@ -1,6 +1,7 @@
 #pragma once
 // PERSISTENCE: writes the newest snapshot to the catalog file, at most about once per
 // interval while changes arrive (coalesced), and at once on flush (clean shutdown).
+#include "z402/catalog/coalescer.hpp"
 #include "z402/catalog/messages.hpp"
 
 #include <caf/all.hpp>
@@ -12,11 +13,9 @@ namespace z402::catalog {
 
 struct persistence_state {
   std::filesystem::path file;
-  std::chrono::milliseconds interval{1000};
+  coalescer writes;  // at most one file write per interval
   snapshot_ptr latest;
   std::uint64_t written_version = 0;
-  bool write_scheduled = false;
-  caf::actor_clock::time_point last_write{};
   std::size_t failures = 0;
 
   static inline const char* name = "z402.persistence";

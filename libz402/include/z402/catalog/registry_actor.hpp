@@ -2,6 +2,7 @@
 // REGISTRY: the only place that knows the global totals. It accepts or refuses each
 // provider's new item set against the budgets (4,096 items, 16 MiB by default), keeps every
 // item in listing order, and publishes coalesced immutable snapshots.
+#include "z402/catalog/coalescer.hpp"
 #include "z402/catalog/engine_context.hpp"
 #include "z402/catalog/messages.hpp"
 
@@ -19,14 +20,12 @@ struct registry_state {
   engine_context ctx;
   snapshot_store* store = nullptr;
   caf::actor persistence;  // may be null: nothing is written
-  std::chrono::milliseconds publish_interval{10};
 
   std::map<std::uint64_t, item_ptr> items;  // by seq: listing order
   std::unordered_map<std::string, std::vector<std::uint64_t>> seqs_of;  // provider -> its seqs
   std::size_t bytes = 0;
   std::uint64_t version = 0;
-  bool publish_scheduled = false;
-  caf::actor_clock::time_point last_publish{};
+  coalescer publications;  // at most one snapshot per publish interval
   std::vector<caf::typed_response_promise<bool>> waiting;  // commits not yet visible
 
   static inline const char* name = "z402.registry";
