@@ -56,6 +56,23 @@ int provider_command(const config::bazaar_config& cfg, const std::vector<std::st
   }
 }
 
+int settle_key_command(const config::bazaar_config& cfg, const std::vector<std::string>& args) {
+  if (args.size() != 1 || args[0] != "create") {
+    std::cerr << "z402-bazaar settle-key: usage: settle-key create [--data-dir DIR]" << std::endl;
+    return 2;
+  }
+  try {
+    auto key = auth::create_settle_key(cfg.data_dir, catalog::system_wall_clock{}.now_ms());
+    std::cerr << "settle key created; give it to the rail node that reports settlements; it is shown once, below"
+              << std::endl;
+    std::cout << key << std::endl;
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "z402-bazaar settle-key: " << e.what() << std::endl;
+    return 1;
+  }
+}
+
 int terms_command(const config::bazaar_config& cfg) {
   std::cout << boost::json::serialize(config::to_json(cfg.terms)) << std::endl;
   return 0;

@@ -11,6 +11,7 @@ constexpr const char* usage =
     "  z402-bazaar serve [--listen HOST:PORT] [--data-dir DIR] [--config FILE]\n"
     "  z402-bazaar provider add NAME --pay-to ADDR [--data-dir DIR]\n"
     "  z402-bazaar provider list|rotate NAME|remove NAME [--data-dir DIR]\n"
+    "  z402-bazaar settle-key create [--data-dir DIR]\n"
     "  z402-bazaar terms [--data-dir DIR] [--config FILE]\n";
 
 int usage_error(const std::string& why) {
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   auto& cmd = args[0];
   if (cmd == "serve") return rest.empty() ? z402::app::serve(cfg) : usage_error("unexpected argument " + rest[0]);
   if (cmd == "provider") return z402::app::provider_command(cfg, rest);
+  if (cmd == "settle-key") return z402::app::settle_key_command(cfg, rest);
   if (cmd == "terms") return rest.empty() ? z402::app::terms_command(cfg) : usage_error("unexpected argument " + rest[0]);
   return usage_error("unknown command " + cmd);
 }

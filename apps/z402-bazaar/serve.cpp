@@ -32,11 +32,19 @@ std::vector<catalog::item_record> load_catalog_records(const std::filesystem::pa
   return std::move(loaded.records);
 }
 
+catalog::payee_map payees_of(const auth::keyring& keys) {
+  catalog::payee_map payees;
+  for (auto& p : keys.providers) payees.emplace(p.pay_to, p.name);
+  return payees;
+}
+
 void poll_keys(net::steady_timer& timer, auth::key_store& keys, catalog::engine& engine, http::access_log& log) {
   timer.expires_after(key_poll_interval);
   timer.async_wait([&](boost::system::error_code ec) {
     if (ec) return;
-    for (auto& removed : keys.reload()) engine.forget_provider(removed);
+    auto change = keys.reload();
+    if (change.changed) engine.set_payees(payees_of(*keys.current()));
+    for (auto& removed : change.removed) engine.forget_provider(removed);
     log.flush();
     poll_keys(timer, keys, engine, log);
   });
@@ -68,9 +76,12 @@ int serve(const config::bazaar_config& cfg) {
 
   catalog::engine_options options;
   options.limits = cfg.limits;
+  options.terms = cfg.terms;
+  options.allow_http_resources = cfg.allow_http_resources;
   options.catalog_file = cfg.data_dir / "catalog.json";
   options.initial = load_catalog_records(options.catalog_file, *keys.current(), options.clock->now_ms());
   catalog::engine engine{sys, std::move(options)};
+  engine.set_payees(payees_of(*keys.current()));
 
   http::access_log log{cfg.access_log ? stderr : nullptr};
   http::app_state app{engine, keys, cfg.terms, cfg.allow_http_resources};

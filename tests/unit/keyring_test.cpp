@@ -62,7 +62,7 @@ CAF_TEST(names and payTo are checked and unique) {
 CAF_TEST(the key store follows rotation and removal) {
   temp_dir dir;
   auth::key_store store{auth::keyring_path(dir.path)};
-  CAF_CHECK(store.reload().empty());
+  CAF_CHECK(store.reload().removed.empty());
   auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
   CAF_CHECK(!store.authenticate(key));  // not re-read yet
   store.reload();
@@ -75,11 +75,31 @@ CAF_TEST(the key store follows rotation and removal) {
   CAF_CHECK(!store.authenticate(key));
   CAF_CHECK(store.authenticate(rotated));
   auth::remove_provider(dir.path, "acme");
-  auto removed = store.reload();
-  CAF_REQUIRE_EQUAL(removed.size(), 1u);
-  CAF_CHECK_EQUAL(removed[0], "acme");
+  auto change = store.reload();
+  CAF_CHECK(change.changed);
+  CAF_REQUIRE_EQUAL(change.removed.size(), 1u);
+  CAF_CHECK_EQUAL(change.removed[0], "acme");
+  CAF_CHECK(!store.reload().changed);
   CAF_CHECK(!store.authenticate(rotated));
   CAF_CHECK(!store.authenticate(""));
+}
+
+CAF_TEST(settle keys are their own kind of key) {
+  temp_dir dir;
+  auto provider_key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
+  auto settle_key = auth::create_settle_key(dir.path, 2);
+  CAF_CHECK_EQUAL(settle_key.substr(0, 7), "z402sk_");
+  auth::key_store store{auth::keyring_path(dir.path)};
+  store.reload();
+  CAF_CHECK(store.is_settle_key(settle_key));
+  CAF_CHECK(!store.is_settle_key(provider_key));
+  CAF_CHECK(!store.authenticate(settle_key));
+  // Provider edits keep the settle keys.
+  auth::rotate_provider_key(dir.path, "acme");
+  store.reload();
+  CAF_CHECK(store.is_settle_key(settle_key));
+  auto text = config::read_file(auth::keyring_path(dir.path));
+  CAF_CHECK(text->find(settle_key) == std::string::npos);
 }
 
 CAF_TEST(a malformed keyring keeps the previous keys) {

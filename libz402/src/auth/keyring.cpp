@@ -18,6 +18,7 @@ namespace z402::auth {
 namespace {
 
 constexpr std::string_view key_prefix = "z402pk_";
+constexpr std::string_view settle_key_prefix = "z402sk_";
 
 // An exclusive lock on <data-dir>/providers.lock for the duration of one CLI edit.
 class edit_lock {
@@ -40,7 +41,10 @@ void save_keyring(const std::filesystem::path& file, const keyring& k) {
   boost::json::array arr;
   for (auto& p : k.providers)
     arr.push_back({{"name", p.name}, {"payTo", p.pay_to}, {"keySha256", p.key_hash}, {"createdMs", p.created_ms}});
-  auto text = boost::json::serialize(boost::json::object{{"format", "z402-providers"}, {"version", 1}, {"providers", arr}});
+  boost::json::array settle;
+  for (auto& sk : k.settle_keys) settle.push_back({{"keySha256", sk.key_hash}, {"createdMs", sk.created_ms}});
+  auto text = boost::json::serialize(
+      boost::json::object{{"format", "z402-providers"}, {"version", 1}, {"providers", arr}, {"settleKeys", settle}});
   if (auto err = config::write_file_atomically(file, text)) throw std::runtime_error(*err);
 }
 
@@ -95,6 +99,11 @@ keyring load_keyring(const std::filesystem::path& file) {
       k.providers.push_back({o.at("name").as_string().c_str(), o.at("payTo").as_string().c_str(),
                              o.at("keySha256").as_string().c_str(), o.at("createdMs").to_number<std::int64_t>()});
     }
+    if (auto* settle = doc->as_object().if_contains("settleKeys"))
+      for (auto& v : settle->as_array()) {
+        auto& o = v.as_object();
+        k.settle_keys.push_back({o.at("keySha256").as_string().c_str(), o.at("createdMs").to_number<std::int64_t>()});
+      }
   } catch (const std::exception& e) {
     throw std::runtime_error(file.string() + " is malformed: " + e.what());
   }
@@ -137,10 +146,20 @@ void remove_provider(const std::filesystem::path& data_dir, std::string_view nam
   save_keyring(file, k);
 }
 
+std::string create_settle_key(const std::filesystem::path& data_dir, std::int64_t now_ms) {
+  edit_lock lock{data_dir};
+  auto file = keyring_path(data_dir);
+  auto k = load_keyring(file);
+  auto key = random_key(settle_key_prefix);
+  k.settle_keys.push_back({sha256_hex(key), now_ms});
+  save_keyring(file, k);
+  return key;
+}
+
 key_store::key_store(std::filesystem::path file)
     : file_(std::move(file)), current_(std::make_shared<const keyring>()) {}
 
-std::vector<std::string> key_store::reload() {
+keyring_change key_store::reload() {
   auto stamp = file_stamp(file_);
   if (stamp == stamp_) return {};
   std::shared_ptr<const keyring> next;
@@ -154,10 +173,10 @@ std::vector<std::string> key_store::reload() {
   stamp_ = stamp;
   auto previous = current();
   current_.store(next, std::memory_order_release);
-  std::vector<std::string> removed;
+  keyring_change change{true, {}};
   for (auto& p : previous->providers)
-    if (!next->find(p.name)) removed.push_back(p.name);
-  return removed;
+    if (!next->find(p.name)) change.removed.push_back(p.name);
+  return change;
 }
 
 std::optional<provider_record> key_store::authenticate(std::string_view presented) const {
@@ -169,6 +188,13 @@ std::optional<provider_record> key_store::authenticate(std::string_view presente
     if (constant_time_equal(hash, p.key_hash)) match = &p;
   if (!match) return std::nullopt;
   return *match;
+}
+
+bool key_store::is_settle_key(std::string_view presented) const {
+  auto hash = sha256_hex(presented);
+  bool match = false;
+  for (auto& sk : current()->settle_keys) match |= constant_time_equal(hash, sk.key_hash);
+  return match;
 }
 
 }  // namespace z402::auth

@@ -1,75 +1,72 @@
 #include "z402/catalog/engine.hpp"
 
 #include "z402/catalog/persistence_actor.hpp"
-#include "z402/catalog/provider_actor.hpp"
 #include "z402/catalog/registry_actor.hpp"
+#include "z402/catalog/settle_actor.hpp"
 #include "z402/wire/iso_time.hpp"
 
 namespace z402::catalog {
 
-engine::engine(caf::actor_system& sys, engine_options options) : sys_(sys) {
+engine::engine(caf::actor_system& sys, engine_options options) {
   ctx_.limits = options.limits;
+  ctx_.terms = std::move(options.terms);
+  ctx_.allow_http_resources = options.allow_http_resources;
   ctx_.clock = options.clock;
   auto today = wire::utc_day(ctx_.clock->now_ms());
   item_list initial;
+  std::unordered_map<std::string, item_list> initial_of;
   std::uint64_t max_seq = 0;
   for (auto& r : options.initial) {
     max_seq = std::max(max_seq, r.seq);
     auto provider = r.provider;
     auto it = make_item(std::move(r), today);
     initial.push_back(it);
-    initial_of_[provider].push_back(it);
+    initial_of[provider].push_back(it);
   }
   ctx_.next_seq->store(max_seq + 1);
   if (!options.catalog_file.empty())
-    persistence_ = sys_.spawn(catalog::persistence, options.catalog_file, options.persist_interval);
-  registry_ = sys_.spawn(catalog::registry, ctx_, &store_, persistence_, options.publish_interval, std::move(initial));
+    persistence_ = sys.spawn(catalog::persistence, options.catalog_file, options.persist_interval);
+  registry_ = sys.spawn(catalog::registry, ctx_, &store_, persistence_, options.publish_interval, std::move(initial));
+  std::vector<std::string> loaded;
+  for (auto& [name, items] : initial_of) loaded.push_back(name);
+  directory_ = std::make_shared<provider_directory>(sys, ctx_, registry_, std::move(initial_of));
   // Providers with items on disk own their timers from the start, not from their next message.
-  std::vector<std::string> names;
-  for (auto& [name, items] : initial_of_) names.push_back(name);
-  for (auto& name : names) provider(name);
+  for (auto& name : loaded) directory_->get(name);
+  settle_ = sys.spawn(catalog::settle, ctx_, directory_);
 }
 
 engine::~engine() { stop(); }
 
-caf::actor engine::provider(const std::string& name) {
-  std::lock_guard<std::mutex> guard{providers_mutex_};
-  auto& hdl = providers_[name];
-  if (!hdl) {
-    item_list initial;
-    if (auto it = initial_of_.find(name); it != initial_of_.end()) {
-      initial = std::move(it->second);
-      initial_of_.erase(it);
-    }
-    hdl = sys_.spawn(catalog::provider, ctx_, registry_, name, std::move(initial));
-  }
-  return hdl;
-}
+void engine::set_payees(payee_map payees) { caf::anon_send(settle_, atom::providers::value, std::move(payees)); }
 
 void engine::declare(const std::string& name, declare_command cmd, write_completion done) {
-  caf::anon_send(provider(name), atom::declare::value, std::move(cmd), std::move(done));
+  caf::anon_send(directory_->get(name), atom::declare::value, std::move(cmd), std::move(done));
+}
+
+void engine::settle(const boost::json::value& body, settle_completion done) {
+  rules::field_error error;
+  auto event = rules::derive_settlement(body, error);
+  if (!event) {
+    ctx_.stats->settles_rejected.fetch_add(1, std::memory_order_relaxed);
+    return done(settle_outcome::rejected(error.field + ": " + error.reason));
+  }
+  settle(std::move(*event), std::move(done));
+}
+
+void engine::settle(rules::settlement event, settle_completion done) {
+  caf::anon_send(settle_, atom::settle::value, std::move(event), std::move(done));
 }
 
 void engine::forget_provider(const std::string& name) {
-  caf::actor hdl;
-  {
-    std::lock_guard<std::mutex> guard{providers_mutex_};
-    if (auto it = providers_.find(name); it != providers_.end()) {
-      hdl = it->second;
-      providers_.erase(it);
-    }
-  }
-  if (hdl) caf::anon_send(hdl, atom::forget::value);
+  if (auto hdl = directory_->remove(name)) caf::anon_send(hdl, atom::forget::value);
 }
 
 void engine::stop() {
-  std::lock_guard<std::mutex> guard{providers_mutex_};
-  for (auto& [name, hdl] : providers_) caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
-  providers_.clear();
-  if (registry_) caf::anon_send_exit(registry_, caf::exit_reason::user_shutdown);
-  if (persistence_) caf::anon_send_exit(persistence_, caf::exit_reason::user_shutdown);
-  registry_ = nullptr;
-  persistence_ = nullptr;
+  if (directory_) directory_->stop_all();
+  for (auto* hdl : {&settle_, &registry_, &persistence_}) {
+    if (*hdl) caf::anon_send_exit(*hdl, caf::exit_reason::user_shutdown);
+    *hdl = nullptr;
+  }
 }
 
 }  // namespace z402::catalog

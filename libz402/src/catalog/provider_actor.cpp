@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 
 namespace z402::catalog {
 namespace {
@@ -15,6 +16,21 @@ item_list values_of(const item_map& items) {
   out.reserve(items.size());
   for (auto& [key, it] : items) out.push_back(it);
   return out;
+}
+
+bool declares(const item_map& items) {
+  return std::any_of(items.begin(), items.end(), [](auto& kv) { return kv.second->record().declared; });
+}
+
+// One more paid call today; yesterday's count starts again at 0 (catalog.md §5).
+void count_paid_call(item_record& r, std::int64_t now) {
+  auto today = wire::utc_day(now);
+  if (r.paid_day != today) {
+    r.paid_day = today;
+    r.paid_calls = 0;
+  }
+  ++r.paid_calls;
+  r.last_updated_ms = now;
 }
 
 // Arms one timer for the earliest of: an item's retention deadline, or the next UTC midnight
@@ -34,32 +50,36 @@ void arm_timer(provider_actor* self) {
 }
 
 // Hands the new item set to the REGISTRY and adopts it once readers can see it. `await`
-// keeps this provider's writes in order: the next message waits for the registry's answer.
+// keeps this provider's changes in order: the next message waits for the registry's answer.
 template <class OnOk, class OnError>
-void commit(provider_actor* self, item_map next, OnOk on_ok, OnError on_error) {
+void commit(provider_actor* self, item_map next, bool may_refuse, OnOk on_ok, OnError on_error) {
   auto list = values_of(next);
-  self->request(self->state.registry, caf::infinite, atom::commit::value, self->state.provider, std::move(list))
+  self->request(self->state.registry, caf::infinite, atom::commit::value, self->state.provider, std::move(list), may_refuse)
       .await(
           [=](bool) mutable {
             self->state.items = std::move(next);
             arm_timer(self);
             on_ok();
           },
-          [=](caf::error& err) { on_error(err); });
+          [=](caf::error& err) mutable { on_error(err); });
 }
 
 item_map upsert(const provider_state& st, const declare_command& cmd, std::int64_t now) {
   auto today = wire::utc_day(now);
   item_map next;
-  // Payment-only items give way to the provider's first declaration (catalog.md §3).
-  for (auto& [key, it] : st.items)
-    if (it->record().declared) next.emplace(key, it);
+  // Payment-only items give way to the provider's first declaration (catalog.md §3); one
+  // that the declaration lists keeps its place and today's paid calls.
+  item_map payment_only;
+  for (auto& [key, it] : st.items) (it->record().declared ? next : payment_only).emplace(key, it);
   for (auto& declared : cmd.items) {
     auto key = declared.identity.key();
     item_record r;
-    if (auto found = next.find(key); found != next.end()) {
-      r = found->second->record();
-      if (r.fields != declared.fields) {
+    const item_ptr* existing = nullptr;
+    if (auto f = next.find(key); f != next.end()) existing = &f->second;
+    else if (auto p = payment_only.find(key); p != payment_only.end()) existing = &p->second;
+    if (existing) {
+      r = (*existing)->record();
+      if (r.fields != declared.fields || !r.declared) {
         r.fields = declared.fields;
         r.last_updated_ms = now;
       }
@@ -99,6 +119,72 @@ item_map swept(const provider_state& st, std::int64_t now, bool& changed) {
   return next;
 }
 
+// The result of counting one batch of settles, before the REGISTRY has taken it.
+struct counted_batch {
+  std::map<std::string, item_record> touched;  // records changed by the batch, by key
+  std::set<std::string> created;                // keys of new payment-only items
+  std::vector<std::string> key_of;              // per event: the key it counted on ("" when rejected)
+  settle_outcomes outcomes;
+};
+
+counted_batch count_batch(const provider_state& st, const settle_batch& batch, std::int64_t now) {
+  counted_batch out;
+  out.outcomes.resize(batch.size());
+  out.key_of.resize(batch.size());
+  bool declaring = declares(st.items);
+  auto payment_only = static_cast<std::size_t>(
+      std::count_if(st.items.begin(), st.items.end(), [](auto& kv) { return !kv.second->record().declared; }));
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    auto& event = batch[i];
+    auto key = event.identity.key();
+    auto touched = out.touched.find(key);
+    if (touched == out.touched.end()) {
+      if (auto existing = st.items.find(key); existing != st.items.end()) {
+        touched = out.touched.emplace(key, existing->second->record()).first;
+      } else if (declaring) {
+        // Echoed metadata never creates an item for a provider that declares.
+        out.outcomes[i] = settle_outcome::rejected(
+            "paymentPayload.resource.url: this provider declares its items and none matches " + event.identity.type + " " +
+            event.identity.resource + " " + event.identity.selector);
+        continue;
+      } else if (payment_only >= st.ctx.limits.max_payment_items_per_provider) {
+        out.outcomes[i] = settle_outcome::rejected(
+            "paymentPayload.resource.url: this provider already has " +
+            std::to_string(st.ctx.limits.max_payment_items_per_provider) +
+            " items listed from payments alone; a declaration lists more");
+        continue;
+      } else {
+        auto fields = rules::payment_only_fields(event, st.ctx.terms, st.ctx.allow_http_resources);
+        if (fields.error) {
+          out.outcomes[i] = settle_outcome::rejected(fields.error->field + ": " + fields.error->reason);
+          continue;
+        }
+        item_record r;
+        r.provider = st.provider;
+        r.identity = event.identity;
+        r.fields = std::move(fields.fields);
+        r.declared = false;
+        r.seq = st.ctx.next_seq->fetch_add(1);
+        r.paid_day = wire::utc_day(now);
+        touched = out.touched.emplace(key, std::move(r)).first;
+        out.created.insert(key);
+        ++payment_only;
+      }
+    }
+    count_paid_call(touched->second, now);
+    out.key_of[i] = key;
+    out.outcomes[i] = settle_outcome::success();
+  }
+  return out;
+}
+
+item_map apply(const item_map& items, const counted_batch& batch, std::int64_t today, bool with_created) {
+  item_map next = items;
+  for (auto& [key, r] : batch.touched)
+    if (with_created || !batch.created.count(key)) next[key] = make_item(r, today);
+  return next;
+}
+
 }  // namespace
 
 caf::behavior provider(provider_actor* self, engine_context ctx, caf::actor registry, std::string name,
@@ -121,7 +207,7 @@ caf::behavior provider(provider_actor* self, engine_context ctx, caf::actor regi
         }
         auto accepted = cmd.items.size();
         commit(
-            self, std::move(next), [=] { done({write_outcome::status::ok, {}, accepted, now}); },
+            self, std::move(next), true, [=] { done({write_outcome::status::ok, {}, accepted, now}); },
             [=](const caf::error& err) {
               if (err.category() == caf::atom("z402"))
                 done({write_outcome::status::refused, err.context().get_as<std::string>(0), 0, 0});
@@ -129,18 +215,48 @@ caf::behavior provider(provider_actor* self, engine_context ctx, caf::actor regi
                 done(write_outcome::unavailable("the catalog is shutting down"));
             });
       },
+      [=](atom::settled, const settle_batch& batch) {
+        auto rp = self->make_response_promise<settle_outcomes>();
+        auto now = self->state.ctx.clock->now_ms();
+        auto today = wire::utc_day(now);
+        auto counted = std::make_shared<counted_batch>(count_batch(self->state, batch, now));
+        auto deliver = [=]() mutable { rp.deliver(counted->outcomes); };
+        auto unavailable = [=](const caf::error&) mutable {
+          rp.deliver(settle_outcomes(batch.size(), settle_outcome::rejected("the catalog is unavailable")));
+        };
+        // Counts always land; new payment-only items only within the global budgets. If those
+        // are full, the batch is counted again without its new items.
+        auto counts_only = [=]() mutable {
+          for (std::size_t i = 0; i < counted->key_of.size(); ++i)
+            if (counted->created.count(counted->key_of[i]))
+              counted->outcomes[i] = settle_outcome::rejected("paymentPayload.resource.url: the catalog is full");
+          commit(self, apply(self->state.items, *counted, today, false), false, deliver, unavailable);
+        };
+        if (counted->touched.empty()) {
+          deliver();
+        } else if (counted->created.empty()) {
+          commit(self, apply(self->state.items, *counted, today, true), false, deliver, unavailable);
+        } else {
+          commit(self, apply(self->state.items, *counted, today, true), true, deliver,
+                 [=](const caf::error& err) mutable {
+                   if (err.category() == caf::atom("z402")) counts_only();
+                   else unavailable(err);
+                 });
+        }
+        return rp;
+      },
       [=](atom::tick, std::uint64_t generation) {
         auto& st = self->state;
         if (generation != st.timer_generation) return;
         bool changed = false;
         auto next = swept(st, st.ctx.clock->now_ms(), changed);
         if (changed)
-          commit(self, std::move(next), [] {}, [](const caf::error&) {});
+          commit(self, std::move(next), false, [] {}, [](const caf::error&) {});
         else
           arm_timer(self);
       },
       [=](atom::forget) {
-        commit(self, {}, [=] { self->quit(); }, [=](const caf::error&) { self->quit(); });
+        commit(self, {}, false, [=] { self->quit(); }, [=](const caf::error&) { self->quit(); });
       },
   };
 }

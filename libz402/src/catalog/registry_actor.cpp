@@ -57,7 +57,7 @@ caf::behavior registry(registry_actor* self, engine_context ctx, snapshot_store*
   for (auto& [provider, items] : by_provider) replace(st, provider, items);
   publish_now(self);
   return {
-      [=](atom::commit, const std::string& provider, const item_list& items) {
+      [=](atom::commit, const std::string& provider, const item_list& items, bool may_refuse) {
         auto& st = self->state;
         auto rp = self->make_response_promise<bool>();
         std::size_t old_count = 0, old_bytes = 0;
@@ -68,10 +68,12 @@ caf::behavior registry(registry_actor* self, engine_context ctx, snapshot_store*
         auto new_count = st.items.size() - old_count + items.size();
         auto new_bytes = st.bytes - old_bytes + size_of(items);
         // A change may not push a budget over (or further over) its limit; one that shrinks
-        // always lands, so eviction and day rollover never fail.
+        // lands anyway, and so do counts and evictions (may_refuse false): nothing acknowledged
+        // is lost to a full catalog.
         auto& limits = st.ctx.limits;
-        if ((new_count > limits.max_items && new_count > st.items.size()) ||
-            (new_bytes > limits.max_catalog_bytes && new_bytes > st.bytes)) {
+        bool over = (new_count > limits.max_items && new_count > st.items.size()) ||
+                    (new_bytes > limits.max_catalog_bytes && new_bytes > st.bytes);
+        if (may_refuse && over) {
           rp.deliver(make_error(ec::catalog_full, "the catalog is full"));
           return rp;
         }

@@ -3,6 +3,8 @@
 #include "z402/http/access_log.hpp"
 #include "z402/http/list_query.hpp"
 #include "z402/rules/declaration.hpp"
+#include "z402/rules/settlement.hpp"
+#include "z402/wire/base64.hpp"
 #include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"
 
@@ -11,7 +13,24 @@
 namespace z402::http {
 namespace {
 
-constexpr std::size_t max_body_depth = 64;  // items[] > item > extensions > bazaar (32) and headroom
+constexpr std::size_t max_body_depth = 64;
+
+// Admission control: CAF mailboxes are unbounded, so writes above the limit get 503 at once.
+bool admit(app_state& app) {
+  if (app.writes_in_flight.fetch_add(1) < app.max_writes_in_flight) return true;
+  app.writes_in_flight.fetch_sub(1);
+  return false;
+}
+
+response overloaded() { return error_response(503, "overloaded", "too many writes in flight; retry shortly"); }
+
+response invalid_request(std::string_view message, std::optional<std::size_t> item, std::string_view field,
+                         std::string_view reason) {
+  boost::json::object detail{{"field", field}, {"reason", reason}};
+  if (item) detail["item"] = *item;
+  boost::json::value details = boost::json::array{detail};
+  return error_response(400, "invalid_request", message, &details);
+}  // items[] > item > extensions > bazaar (32) and headroom
 
 std::optional<std::string_view> bearer_token(const request_header& req) {
   auto it = req.find(bhttp::field::authorization);
@@ -36,11 +55,14 @@ response unauthorized(std::string_view message) {
 route route_of(std::string_view path) {
   if (path == "/discovery/resources") return route::resources;
   if (path == "/discovery/declarations") return route::declarations;
+  if (path == "/discovery/settled") return route::settled;
   if (path == "/health") return route::health;
   return route::not_found;
 }
 
-std::string_view allowed_methods(route r) { return r == route::declarations ? "POST" : "GET"; }
+std::string_view allowed_methods(route r) {
+  return r == route::declarations || r == route::settled ? "POST" : "GET";
+}
 
 response json_response(unsigned status, std::string body) {
   response res{static_cast<bhttp::status>(status), 11};
@@ -62,7 +84,7 @@ std::optional<response> screen(app_state& app, const request_header& req, route 
                                std::optional<auth::provider_record>& writer) {
   if (r == route::not_found) return error_response(404, "not_found", "no such endpoint");
   bool is_read = req.method() == bhttp::verb::get;
-  bool allowed = r == route::declarations ? req.method() == bhttp::verb::post : is_read;
+  bool allowed = allowed_methods(r) == "POST" ? req.method() == bhttp::verb::post : is_read;
   if (!allowed) {
     auto res = error_response(405, "method_not_allowed",
                               "this endpoint answers " + std::string{allowed_methods(r)});
@@ -70,6 +92,12 @@ std::optional<response> screen(app_state& app, const request_header& req, route 
     return res;
   }
   auto token = bearer_token(req);
+  if (r == route::settled) {
+    if (token && app.keys.is_settle_key(*token)) return std::nullopt;
+    if (token && app.keys.authenticate(*token))
+      return error_response(403, "forbidden", "a provider key cannot report settlements; use the rail's settle key");
+    return unauthorized("a settlement needs Authorization: Bearer <settle key>");
+  }
   if (r == route::declarations) {
     if (!token) return unauthorized("a declaration needs Authorization: Bearer <provider key>");
     writer = app.keys.authenticate(*token);
@@ -89,9 +117,11 @@ std::optional<response> screen(app_state& app, const request_header& req, route 
 response handle_read(app_state& app, const request& req, route r) {
   auto snap = app.engine.snapshots().load_cached();
   if (r == route::health) {
+    auto& stats = *app.engine.context().stats;
     boost::json::object body{{"status", "ok"},
                              {"items", snap->items.size()},
-                             {"providers", app.keys.current()->providers.size()}};
+                             {"providers", app.keys.current()->providers.size()},
+                             {"settles", {{"counted", stats.settles_counted.load()}, {"rejected", stats.settles_rejected.load()}}}};
     return json_response(200, boost::json::serialize(body));
   }
   std::string_view target{req.target().data(), req.target().size()};
@@ -106,23 +136,13 @@ void handle_declaration(app_state& app, const request& req, const auth::provider
                         std::function<void(response)> reply) {
   std::string error;
   auto body = wire::parse_strict(req.body(), max_body_depth, error);
-  if (!body) {
-    boost::json::value details = boost::json::array{boost::json::object{{"field", ""}, {"reason", error}}};
-    return reply(error_response(400, "invalid_request", error, &details));
-  }
+  if (!body) return reply(invalid_request(error, std::nullopt, "", error));
   auto& limits = app.engine.context().limits;
   auto checked = rules::validate_declaration(
       *body, rules::declaration_context{app.terms, provider.pay_to, app.allow_http_resources, limits.max_items_per_provider});
-  if (checked.error) {
-    boost::json::object detail{{"field", checked.error->field}, {"reason", checked.error->reason}};
-    if (checked.error->item) detail["item"] = *checked.error->item;
-    boost::json::value details = boost::json::array{detail};
-    return reply(error_response(400, "invalid_request", checked.error->message(), &details));
-  }
-  if (app.writes_in_flight.fetch_add(1) >= app.max_writes_in_flight) {
-    app.writes_in_flight.fetch_sub(1);
-    return reply(error_response(503, "overloaded", "too many writes in flight; retry shortly"));
-  }
+  if (checked.error)
+    return reply(invalid_request(checked.error->message(), checked.error->item, checked.error->field, checked.error->reason));
+  if (!admit(app)) return reply(overloaded());
   auto done = [&app, reply = std::move(reply)](catalog::write_outcome outcome) {
     app.writes_in_flight.fetch_sub(1);
     using status = catalog::write_outcome::status;
@@ -130,14 +150,36 @@ void handle_declaration(app_state& app, const request& req, const auth::provider
       boost::json::object body{{"accepted", outcome.accepted}, {"lastSeen", wire::format_iso_ms(outcome.last_seen_ms)}};
       return reply(json_response(200, boost::json::serialize(body)));
     }
-    if (outcome.state == status::refused) {
-      boost::json::value details = boost::json::array{boost::json::object{{"field", "items"}, {"reason", outcome.message}}};
-      return reply(error_response(400, "invalid_request", outcome.message, &details));
-    }
+    if (outcome.state == status::refused) return reply(invalid_request(outcome.message, std::nullopt, "items", outcome.message));
     reply(error_response(503, "unavailable", outcome.message));
   };
   app.engine.declare(provider.name, catalog::declare_command{std::move(checked.items)},
                      catalog::write_completion{std::move(done), catalog::write_outcome::unavailable("the catalog is shutting down")});
+}
+
+}  // namespace z402::http
+
+namespace z402::http {
+
+void handle_settlement(app_state& app, const request& req, std::function<void(response)> reply) {
+  std::string error;
+  auto body = wire::parse_strict(req.body(), max_body_depth, error);
+  if (!body) return reply(invalid_request(error, std::nullopt, "", error));
+  rules::field_error invalid;
+  auto event = rules::derive_settlement(*body, invalid);
+  if (!event) return reply(invalid_request(invalid.field + ": " + invalid.reason, std::nullopt, invalid.field, invalid.reason));
+  if (!admit(app)) return reply(overloaded());
+  auto done = [&app, reply](catalog::settle_outcome outcome) {
+    app.writes_in_flight.fetch_sub(1);
+    boost::json::object bazaar{{"status", outcome.state == catalog::settle_outcome::status::success ? "success" : "rejected"}};
+    if (outcome.state == catalog::settle_outcome::status::rejected) bazaar["rejectedReason"] = outcome.reason;
+    auto json = boost::json::serialize(boost::json::object{{"bazaar", std::move(bazaar)}});
+    auto res = json_response(200, json);
+    res.set("EXTENSION-RESPONSES", wire::base64_encode(json));
+    reply(std::move(res));
+  };
+  app.engine.settle(std::move(*event),
+                    catalog::settle_completion{done, catalog::settle_outcome::rejected("the catalog is shutting down")});
 }
 
 }  // namespace z402::http

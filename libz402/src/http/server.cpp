@@ -65,7 +65,10 @@ class session : public std::enable_shared_from_this<session> {
     route_ = route_of(path_of(target));
     writer_.reset();
     early_.reset();
-    auto limit = route_ == route::declarations ? server_.options().declaration_body_limit : server_.options().read_body_limit;
+    auto& opts = server_.options();
+    auto limit = route_ == route::declarations ? opts.declaration_body_limit
+                 : route_ == route::settled    ? opts.settlement_body_limit
+                                               : opts.read_body_limit;
     if (parser_->content_length().value_or(0) > limit) return on_read_error(bhttp::error::body_limit);
     parser_->body_limit(limit);  // chunked bodies are counted as they arrive
     if (auto early = screen(server_.app(), header, route_, writer_)) {
@@ -87,16 +90,17 @@ class session : public std::enable_shared_from_this<session> {
     in_request_ = false;
     auto req = parser_->release();
     auto idx = reserve(req, req.keep_alive());
+    auto self = shared_from_this();
+    auto reply_later = [self, idx](response res) {
+      net::post(self->stream_.get_executor(), [self, idx, res = std::move(res)]() mutable { self->fill(idx, std::move(res)); });
+    };
     if (early_) {
       fill(idx, std::move(*early_));
       early_.reset();
     } else if (route_ == route::declarations) {
-      auto self = shared_from_this();
-      handle_declaration(server_.app(), req, *writer_, [self, idx](response res) {
-        net::post(self->stream_.get_executor(), [self, idx, res = std::move(res)]() mutable {
-          self->fill(idx, std::move(res));
-        });
-      });
+      handle_declaration(server_.app(), req, *writer_, reply_later);
+    } else if (route_ == route::settled) {
+      handle_settlement(server_.app(), req, reply_later);
     } else {
       fill(idx, handle_read(server_.app(), req, route_));
     }

@@ -20,8 +20,15 @@ struct provider_record {
   std::int64_t created_ms = 0;
 };
 
+/// A rail node's key for POST /discovery/settled, stored like provider keys.
+struct settle_key_record {
+  std::string key_hash;
+  std::int64_t created_ms = 0;
+};
+
 struct keyring {
   std::vector<provider_record> providers;
+  std::vector<settle_key_record> settle_keys;
   const provider_record* find(std::string_view name) const;
 };
 
@@ -43,18 +50,27 @@ std::string add_provider(const std::filesystem::path& data_dir, std::string_view
                          std::int64_t now_ms);
 std::string rotate_provider_key(const std::filesystem::path& data_dir, std::string_view name);
 void remove_provider(const std::filesystem::path& data_dir, std::string_view name);
+/// A new settle key for a rail node in another process; shown once, stored as its hash.
+std::string create_settle_key(const std::filesystem::path& data_dir, std::int64_t now_ms);
 
+/// What a reload found.
+struct keyring_change {
+  bool changed = false;
+  std::vector<std::string> removed;  // provider names that disappeared
+};
 /// The server's view of the keyring: swapped atomically, reloaded when the file changes.
 class key_store {
  public:
   explicit key_store(std::filesystem::path file);
 
-  /// Re-reads the file if its size, mtime or inode changed. Returns the names of providers
-  /// that disappeared. A malformed file keeps the previous keyring (and logs once).
-  std::vector<std::string> reload();
+  /// Re-reads the file if its size, mtime or inode changed. A malformed file keeps the
+  /// previous keyring (and logs once).
+  keyring_change reload();
 
   /// The provider whose key is `presented`, compared by hash in constant time.
   std::optional<provider_record> authenticate(std::string_view presented) const;
+  /// Whether `presented` is a settle key, compared by hash in constant time.
+  bool is_settle_key(std::string_view presented) const;
 
   std::shared_ptr<const keyring> current() const { return current_.load(std::memory_order_acquire); }
 

@@ -1,22 +1,27 @@
 #pragma once
-// The catalog engine as an embedding rail node or the server starts it in its own
-// caf::actor_system: REGISTRY, PERSISTENCE, and one PROVIDER per provider, spawned on demand.
+// The catalog engine, as the server or an embedding rail node starts it in its own
+// caf::actor_system: REGISTRY, PERSISTENCE, SETTLE, and one PROVIDER per provider, spawned on
+// demand. Every method may be called from any thread.
 #include "z402/catalog/catalog_file.hpp"
 #include "z402/catalog/engine_context.hpp"
 #include "z402/catalog/messages.hpp"
+#include "z402/catalog/provider_directory.hpp"
 
+#include <boost/json/value.hpp>
 #include <caf/all.hpp>
 
 #include <chrono>
 #include <filesystem>
-#include <mutex>
+#include <memory>
+#include <optional>
 #include <string>
-#include <unordered_map>
 
 namespace z402::catalog {
 
 struct engine_options {
   config::catalog_limits limits;
+  config::rail_terms terms = config::default_rail_terms();
+  bool allow_http_resources = false;
   std::shared_ptr<const wall_clock> clock = std::make_shared<system_wall_clock>();
   std::filesystem::path catalog_file;  // empty: nothing is written
   std::chrono::milliseconds publish_interval{10};
@@ -34,8 +39,20 @@ class engine {
   /// Readers load snapshots here without waiting for any actor.
   const snapshot_store& snapshots() const { return store_; }
 
-  /// Sends a validated declaration to its PROVIDER; `done` gets the outcome on the actor's thread.
+  /// Who receives payments at which payTo (catalog.md §3: the provider is the one whose payTo
+  /// is paymentRequirements.payTo). Replaces the previous map.
+  void set_payees(payee_map payees);
+
+  /// Sends a validated declaration to its PROVIDER; `done` gets the outcome on an actor thread.
   void declare(const std::string& provider, declare_command cmd, write_completion done);
+
+  /// One successful settle, as its x402 body {"x402Version","paymentPayload","paymentRequirements"}
+  /// (v1 or v2). `done` gets the catalog outcome once: rejected at once (on this thread) when
+  /// the body names no payee or resource, otherwise on an actor thread.
+  void settle(const boost::json::value& body, settle_completion done);
+
+  /// The same for a settlement already derived (rules::derive_settlement).
+  void settle(rules::settlement event, settle_completion done);
 
   /// The provider was removed: its items leave the catalog.
   void forget_provider(const std::string& provider);
@@ -43,21 +60,16 @@ class engine {
   caf::actor registry() const { return registry_; }
   const engine_context& context() const { return ctx_; }
 
-  /// The PROVIDER of `name`, spawned on first use.
-  caf::actor provider(const std::string& name);
-
-  /// Stops every actor (after which declarations answer "unavailable").
+  /// Stops every actor; later writes answer "unavailable".
   void stop();
 
  private:
-  caf::actor_system& sys_;
   engine_context ctx_;
   snapshot_store store_;
   caf::actor persistence_;
   caf::actor registry_;
-  std::mutex providers_mutex_;  // writers only: reads never touch it
-  std::unordered_map<std::string, caf::actor> providers_;
-  std::unordered_map<std::string, item_list> initial_of_;  // items loaded for providers not yet spawned
+  caf::actor settle_;
+  std::shared_ptr<provider_directory> directory_;
 };
 
 }  // namespace z402::catalog

@@ -5,11 +5,13 @@
 #include "z402/catalog/item.hpp"
 #include "z402/catalog/snapshot.hpp"
 #include "z402/rules/declaration.hpp"
+#include "z402/rules/settlement.hpp"
 
 #include <caf/all.hpp>
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace z402::catalog {
@@ -17,9 +19,16 @@ namespace z402::catalog {
 namespace atom {
 /// HTTP -> PROVIDER: (declare, declare_command, completion<write_outcome>) upserts items.
 using declare = caf::atom_constant<caf::atom("declare")>;
-/// PROVIDER -> REGISTRY: (commit, provider, item_list) replaces the provider's items if the
-/// global budgets allow it; answers true once readers can see them.
+/// PROVIDER -> REGISTRY: (commit, provider, item_list, may_refuse) replaces the provider's
+/// items; answers true once readers can see them. With may_refuse, a change that would pass a
+/// global budget is refused with ec::catalog_full; without it (counts, eviction) it always lands.
 using commit = caf::atom_constant<caf::atom("commit")>;
+/// anyone -> SETTLE: (settle, settlement, settle_completion) one successful settle.
+using settle = caf::atom_constant<caf::atom("settle")>;
+/// SETTLE -> PROVIDER: (settled, settle_batch) counts a batch; answers settle_outcomes in order.
+using settled = caf::atom_constant<caf::atom("settled")>;
+/// ENGINE -> SETTLE: (providers, payee_map) who receives payments at which payTo.
+using providers = caf::atom_constant<caf::atom("providers")>;
 /// PROVIDER -> PROVIDER: (tick, generation) retention sweep and UTC-day rollover.
 using tick = caf::atom_constant<caf::atom("tick")>;
 /// REGISTRY -> REGISTRY: publish the coalesced changes.
@@ -57,9 +66,30 @@ struct write_outcome {
 
 using write_completion = completion<write_outcome>;
 
+/// The catalog's answer to a settle, as EXTENSION-RESPONSES carries it.
+struct settle_outcome {
+  enum class status { success, rejected };
+  status state = status::rejected;
+  std::string reason;  // rejected: which field, which rule
+
+  static settle_outcome success() { return {status::success, {}}; }
+  static settle_outcome rejected(std::string why) { return {status::rejected, std::move(why)}; }
+};
+
+using settle_completion = completion<settle_outcome>;
+using settle_batch = std::vector<rules::settlement>;
+using settle_outcomes = std::vector<settle_outcome>;
+/// payTo -> provider name
+using payee_map = std::unordered_map<std::string, std::string>;
+
 }  // namespace z402::catalog
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::declare_command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::write_completion)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::item_list)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::snapshot_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::rules::settlement)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::settle_completion)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::settle_batch)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::settle_outcomes)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::payee_map)

@@ -31,7 +31,7 @@ struct app_state {
   std::atomic<std::size_t> writes_in_flight{0};
 };
 
-enum class route { health, resources, declarations, not_found };
+enum class route { health, resources, declarations, settled, not_found };
 
 route route_of(std::string_view path);
 
@@ -44,9 +44,9 @@ response error_response(unsigned status, std::string_view code, std::string_view
                         const boost::json::value* details = nullptr);
 
 /// Checks the request line and headers before any body is read: unknown path, wrong method,
-/// Authorization on reads (valid key or 401) and on declarations (required). Returns the
-/// response to send at once, or nothing (and the caller proceeds). `writer` gets the
-/// provider of a declaration.
+/// Authorization on reads (valid key or 401), on declarations (a provider key) and on
+/// settlements (a settle key; 403 for a provider key). Returns the response to send at once,
+/// or nothing (and the caller proceeds). `writer` gets the provider of a declaration.
 std::optional<response> screen(app_state& app, const request_header& req, route r,
                                std::optional<auth::provider_record>& writer);
 
@@ -56,5 +56,9 @@ response handle_read(app_state& app, const request& req, route r);
 /// POST /discovery/declarations; `reply` runs once, on the engine's thread or this one.
 void handle_declaration(app_state& app, const request& req, const auth::provider_record& provider,
                         std::function<void(response)> reply);
+
+/// POST /discovery/settled: 200 with the catalog outcome in the body and in EXTENSION-RESPONSES;
+/// 400 only when the body names no payee or resource. `reply` runs once.
+void handle_settlement(app_state& app, const request& req, std::function<void(response)> reply);
 
 }  // namespace z402::http

@@ -23,6 +23,7 @@ struct server_options {
   std::size_t header_limit = 16u << 10;
   std::size_t read_body_limit = 4u << 10;             // GET bodies are not used
   std::size_t declaration_body_limit = 17u << 20;     // 128 items of up to 128 KiB, plus framing
+  std::size_t settlement_body_limit = 256u << 10;     // one payment with its echoed bazaar extension
   std::chrono::seconds read_timeout{15};              // per request: slow clients are cut off
   std::chrono::seconds idle_timeout{60};              // between keep-alive requests
   std::size_t pipeline_limit = 16;

@@ -1,0 +1,49 @@
+#pragma once
+// A settled payment as the catalog needs it (catalog.md §3, bazaar-wire.md §4): whose it is
+// (paymentRequirements.payTo), which item it names (canonical URL + routeTemplate, method or
+// toolName), and the payer's echoed metadata, kept raw: it is checked with the declaration rules
+// only if it is about to create a payment-only item.
+#include "z402/rules/declaration.hpp"
+#include "z402/rules/rule_error.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <optional>
+#include <string>
+
+namespace z402::rules {
+
+struct settlement {
+  std::string pay_to;
+  item_identity identity;
+  std::string resource_url;            // as echoed (concrete path)
+  boost::json::object requirements;    // the server's own terms, normalised to v2
+  std::optional<boost::json::value> mime_type;  // echoed
+  std::optional<boost::json::value> bazaar;     // echoed extensions.bazaar (v2 only)
+};
+
+/// Reads a v1 or v2 settle body {"x402Version","paymentPayload","paymentRequirements"}.
+/// nullopt with `error` (field and reason) when it does not name a payee and a resource.
+std::optional<settlement> derive_settlement(const boost::json::value& body, field_error& error);
+
+/// v1 network names ("base", "base-sepolia", ...) as CAIP-2 ids; a CAIP-2 id is returned as is.
+std::string normalise_network(std::string_view network);
+
+}  // namespace z402::rules
+
+#include "z402/config/rail_terms.hpp"
+
+namespace z402::rules {
+
+/// The fields of an item listed from payments alone: accepts from the server's requirements
+/// (checked like a declared entry), the echoed URL, mimeType and bazaar extension checked with
+/// the declaration rules, nothing else. Field names in the error are the settle body's.
+struct payment_item {
+  boost::json::object fields;
+  std::optional<field_error> error;
+};
+
+payment_item payment_only_fields(const settlement& s, const config::rail_terms& terms, bool allow_http);
+
+}  // namespace z402::rules

@@ -1,0 +1,41 @@
+#include "z402/catalog/provider_directory.hpp"
+
+#include "z402/catalog/provider_actor.hpp"
+
+namespace z402::catalog {
+
+provider_directory::provider_directory(caf::actor_system& sys, engine_context ctx, caf::actor registry,
+                                       std::unordered_map<std::string, item_list> initial)
+    : sys_(sys), ctx_(std::move(ctx)), registry_(std::move(registry)), initial_(std::move(initial)) {}
+
+caf::actor provider_directory::get(const std::string& name) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  auto& hdl = actors_[name];
+  if (!hdl) {
+    item_list items;
+    if (auto it = initial_.find(name); it != initial_.end()) {
+      items = std::move(it->second);
+      initial_.erase(it);
+    }
+    hdl = sys_.spawn(provider, ctx_, registry_, name, std::move(items));
+  }
+  return hdl;
+}
+
+caf::actor provider_directory::remove(const std::string& name) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  caf::actor hdl;
+  if (auto it = actors_.find(name); it != actors_.end()) {
+    hdl = std::move(it->second);
+    actors_.erase(it);
+  }
+  return hdl;
+}
+
+void provider_directory::stop_all() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  for (auto& [name, hdl] : actors_) caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
+  actors_.clear();
+}
+
+}  // namespace z402::catalog

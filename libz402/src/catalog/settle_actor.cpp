@@ -1,0 +1,74 @@
+#include "z402/catalog/settle_actor.hpp"
+
+#include <iostream>
+
+namespace z402::catalog {
+namespace {
+
+// Counted and logged, at most one line a second so a flood of bad events cannot flood the log.
+void answer(settle_actor* self, const settle_completion& done, settle_outcome outcome) {
+  auto& st = self->state;
+  if (outcome.state == settle_outcome::status::success) {
+    st.ctx.stats->settles_counted.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    st.ctx.stats->settles_rejected.fetch_add(1, std::memory_order_relaxed);
+    ++st.unlogged_rejections;
+    auto now = self->clock().now();
+    if (now - st.last_log >= std::chrono::seconds{1}) {
+      std::cerr << "z402-bazaar: " << st.unlogged_rejections << " settle event(s) not catalogued; latest: "
+                << outcome.reason << std::endl;
+      st.unlogged_rejections = 0;
+      st.last_log = now;
+    }
+  }
+  done(std::move(outcome));
+}
+
+void dispatch(settle_actor* self, const std::string& provider) {
+  auto& q = self->state.queues[provider];
+  if (q.in_flight || q.events.empty()) return;
+  q.in_flight = true;
+  auto answers = std::make_shared<std::vector<settle_completion>>(std::move(q.answers));
+  q.answers.clear();
+  auto events = std::move(q.events);
+  q.events.clear();
+  auto finish = [=] {
+    self->state.queues[provider].in_flight = false;
+    dispatch(self, provider);
+  };
+  self->request(self->state.directory->get(provider), caf::infinite, atom::settled::value, std::move(events))
+      .then(
+          [=](const settle_outcomes& outcomes) {
+            for (std::size_t i = 0; i < answers->size(); ++i)
+              answer(self, (*answers)[i], i < outcomes.size() ? outcomes[i]
+                                                              : settle_outcome::rejected("the catalog lost this event"));
+            finish();
+          },
+          [=](caf::error&) {
+            for (auto& done : *answers) answer(self, done, settle_outcome::rejected("the catalog is unavailable"));
+            finish();
+          });
+}
+
+}  // namespace
+
+caf::behavior settle(settle_actor* self, engine_context ctx, std::shared_ptr<provider_directory> directory) {
+  self->state.ctx = std::move(ctx);
+  self->state.directory = std::move(directory);
+  return {
+      [=](atom::providers, const payee_map& payees) { self->state.provider_of = payees; },
+      [=](atom::settle, const rules::settlement& event, const settle_completion& done) {
+        auto& st = self->state;
+        auto who = st.provider_of.find(event.pay_to);
+        if (who == st.provider_of.end())
+          return answer(self, done,
+                        settle_outcome::rejected("paymentRequirements.payTo: no provider is registered with this payTo"));
+        auto& q = st.queues[who->second];
+        q.events.push_back(event);
+        q.answers.push_back(done);
+        dispatch(self, who->second);
+      },
+  };
+}
+
+}  // namespace z402::catalog
