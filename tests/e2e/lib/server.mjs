@@ -32,6 +32,18 @@ export function addProvider(dataDir, name, payTo) {
   return r.stdout.trim().split("\n").at(-1);
 }
 
+export function createSettleKey(dataDir) {
+  const r = cli(["settle-key", "create", "--data-dir", dataDir]);
+  if (r.status !== 0) throw new Error(`settle-key create failed: ${r.stderr}`);
+  return r.stdout.trim().split("\n").at(-1);
+}
+
+/** A v2 settle body for `payTo` paying `url`. */
+export function settleBody(terms, payTo, url) {
+  const requirements = { ...terms, amount: "1000", payTo, maxTimeoutSeconds: 60 };
+  return { x402Version: 2, paymentPayload: { x402Version: 2, resource: { url }, accepted: requirements, payload: {} }, paymentRequirements: requirements };
+}
+
 export function termsFile(dataDir) {
   const r = cli(["terms", "--data-dir", dataDir]);
   const file = join(dataDir, "terms.json");

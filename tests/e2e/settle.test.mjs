@@ -1,0 +1,118 @@
+// Settled payments over HTTP: exact counts under concurrency, keys, EXTENSION-RESPONSES,
+// counts that survive a restart.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import {
+  newDataDir, removeDataDir, addProvider, createSettleKey, termsFile, startServer, stopServer, item, declare, list,
+  settleBody, sleep,
+} from "./lib/server.mjs";
+
+let dir, server, providerKey, settleKey, terms;
+const payTo = "uregtest1paid";
+const url = "https://paid.example.com/v1/route";
+
+before(async () => {
+  dir = newDataDir();
+  providerKey = addProvider(dir, "paid", payTo);
+  settleKey = createSettleKey(dir);
+  terms = termsFile(dir).terms;
+  server = await startServer(dir);
+  assert.equal((await declare(server.url, providerKey, { items: [item(terms, payTo, url)] })).status, 200);
+});
+
+after(async () => {
+  if (server.child.exitCode === null) await stopServer(server);
+  removeDataDir(dir);
+});
+
+async function paidCalls() {
+  const l = await list(server.url, `?payTo=${payTo}`);
+  return l.json.items.find((i) => i.resource === url).paidCallsToday;
+}
+
+// POSTs over a keep-alive agent limited to `connections` sockets.
+function poster(connections) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const { port } = new URL(server.url);
+  return (body, key = settleKey) => new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = http.request({ host: "127.0.0.1", port, path: "/discovery/settled", method: "POST", agent,
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "content-length": Buffer.byteLength(data) } },
+      (res) => { let text = ""; res.on("data", (c) => (text += c)); res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, text })); });
+    req.on("error", reject);
+    req.end(data);
+  });
+}
+
+test("10,000 settles over 16 keep-alive connections count exactly 10,000", async () => {
+  const post = poster(16);
+  const body = settleBody(terms, payTo, url);
+  const before = await paidCalls();
+  let success = 0;
+  for (let start = 0; start < 10000; start += 1000) {
+    const answers = await Promise.all(Array.from({ length: 1000 }, () => post(body)));
+    for (const a of answers) {
+      assert.equal(a.status, 200, a.text);
+      if (JSON.parse(a.text).bazaar.status === "success") success++;
+    }
+  }
+  assert.equal(success, 10000);
+  assert.equal((await paidCalls()) - before, 10000);
+});
+
+test("the outcome is in the body and in EXTENSION-RESPONSES", async () => {
+  const post = poster(1);
+  const ok = await post(settleBody(terms, payTo, url));
+  const header = JSON.parse(Buffer.from(ok.headers["extension-responses"], "base64").toString("utf8"));
+  assert.deepEqual(header, { bazaar: { status: "success" } });
+  assert.deepEqual(JSON.parse(ok.text), header);
+  const rejected = await post(settleBody(terms, payTo, "https://paid.example.com/not-declared"));
+  assert.equal(rejected.status, 200);
+  const why = JSON.parse(Buffer.from(rejected.headers["extension-responses"], "base64").toString("utf8"));
+  assert.equal(why.bazaar.status, "rejected");
+  assert.match(why.bazaar.rejectedReason, /declares its items and none matches http https:\/\/paid\.example\.com\/not-declared GET/);
+  const health = await (await fetch(`${server.url}/health`)).json();
+  assert.ok(health.settles.counted >= 10001 && health.settles.rejected >= 1);
+});
+
+test("a wrong or missing settle key gets 401, a provider key 403, and nothing changes", async () => {
+  const before = await paidCalls();
+  const post = poster(1);
+  const body = settleBody(terms, payTo, url);
+  for (const key of ["z402sk_wrong", ""]) {
+    const r = await post(body, key);
+    assert.equal(r.status, 401);
+    assert.equal(JSON.parse(r.text).error, "unauthorized");
+  }
+  const noHeader = await fetch(`${server.url}/discovery/settled`, { method: "POST", body: JSON.stringify(body) });
+  assert.equal(noHeader.status, 401);
+  const asProvider = await post(body, providerKey);
+  assert.equal(asProvider.status, 403);
+  assert.equal(JSON.parse(asProvider.text).error, "forbidden");
+  assert.equal(await paidCalls(), before);
+});
+
+test("a malformed settle body gets 400 naming the field", async () => {
+  const post = poster(1);
+  for (const [body, field] of [[{ x402Version: 2 }, "paymentRequirements"], [{ x402Version: 7 }, "x402Version"]]) {
+    const r = await post(body);
+    assert.equal(r.status, 400);
+    assert.equal(JSON.parse(r.text).details[0].field, field);
+  }
+  const notJson = await post("{]");
+  assert.equal(notJson.status, 400);
+});
+
+test("counts survive a clean restart and a SIGKILL one second after the last acknowledged settle", async () => {
+  const counted = await paidCalls();
+  assert.equal((await stopServer(server)).code, 0);
+  server = await startServer(dir);
+  assert.equal(await paidCalls(), counted);
+  const post = poster(8);
+  await Promise.all(Array.from({ length: 500 }, () => post(settleBody(terms, payTo, url))));
+  await sleep(1100);
+  await stopServer(server, "SIGKILL");
+  server = await startServer(dir);
+  assert.equal(await paidCalls(), counted + 500);
+});

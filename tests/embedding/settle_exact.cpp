@@ -1,0 +1,66 @@
+// In-process counting is exact under concurrency: 10,000 settles from 16 threads through the
+// embedding API give paidCallsToday = 10,000 on the item.
+#include "z402/catalog/engine.hpp"
+#include "z402/rules/declaration.hpp"
+
+#include <boost/json.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <future>
+#include <iostream>
+#include <thread>
+
+using namespace z402;
+
+int main() {
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", 2);
+  caf::actor_system sys{cfg};
+  catalog::engine engine{sys, catalog::engine_options{}};
+  engine.set_payees({{"uregtest1exact", "exact"}});
+  auto terms = config::default_rail_terms();
+  boost::json::object entry{{"scheme", terms.scheme}, {"network", terms.network}, {"asset", terms.asset},
+                            {"amount", "1000"},       {"payTo", "uregtest1exact"}, {"maxTimeoutSeconds", 60},
+                            {"extra", terms.extra}};
+  boost::json::value body = {{"items", {{{"resource", "https://exact.example.com/x"}, {"type", "http"},
+                                         {"x402Version", 2}, {"accepts", {entry}}}}}};
+  auto checked = rules::validate_declaration(body, {terms, "uregtest1exact", false, 128});
+  if (checked.error) return std::cerr << checked.error->message() << "\n", 1;
+  std::promise<catalog::write_outcome> declared;
+  engine.declare("exact", {checked.items},
+                 catalog::write_completion{[&](catalog::write_outcome o) { declared.set_value(o); },
+                                           catalog::write_outcome::unavailable("stopped")});
+  if (declared.get_future().get().state != catalog::write_outcome::status::ok) return std::cerr << "declare failed\n", 1;
+
+  boost::json::value settled = {{"x402Version", 2},
+                                {"paymentPayload", {{"x402Version", 2}, {"resource", {{"url", "https://exact.example.com/x"}}}}},
+                                {"paymentRequirements", entry}};
+  constexpr int threads = 16, per_thread = 625;
+  std::atomic<int> answered{0}, succeeded{0};
+  std::mutex m;
+  std::condition_variable cv;
+  std::vector<std::thread> senders;
+  for (int t = 0; t < threads; ++t)
+    senders.emplace_back([&] {
+      for (int i = 0; i < per_thread; ++i)
+        engine.settle(settled, catalog::settle_completion{[&](catalog::settle_outcome o) {
+                                                            succeeded += o.state == catalog::settle_outcome::status::success;
+                                                            if (++answered == threads * per_thread) {
+                                                              std::lock_guard<std::mutex> g{m};
+                                                              cv.notify_one();
+                                                            }
+                                                          },
+                                                          catalog::settle_outcome::rejected("stopped")});
+    });
+  for (auto& s : senders) s.join();
+  {
+    std::unique_lock<std::mutex> lock{m};
+    if (!cv.wait_for(lock, std::chrono::seconds{60}, [&] { return answered == threads * per_thread; }))
+      return std::cerr << "only " << answered << " answers within 60 s\n", 1;
+  }
+  auto item = boost::json::parse(engine.snapshots().load()->items.at(0)->json());
+  auto paid = item.at("paidCallsToday").as_int64();
+  std::cout << "in-process: " << succeeded << " acknowledged, paidCallsToday " << paid << "\n";
+  return succeeded == threads * per_thread && paid == threads * per_thread ? 0 : 1;
+}
