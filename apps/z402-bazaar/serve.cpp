@@ -72,6 +72,10 @@ int serve(const config::bazaar_config& cfg) {
   net::io_context ioc{static_cast<int>(cfg.io_threads)};
   caf::actor_system_config caf_cfg;
   caf_cfg.set("scheduler.max-threads", cfg.actor_threads);
+  // Work stealing's idle workers sleep-poll in 50 us steps, which on two cores costs a context
+  // switch per step and delays messages from the io threads; the sharing policy blocks on a
+  // condition variable and wakes on enqueue (benchmarks/results/settle.txt).
+  caf_cfg.set("scheduler.policy", caf::atom("sharing"));
   caf::actor_system sys{caf_cfg};
 
   catalog::engine_options options;

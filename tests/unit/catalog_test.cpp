@@ -48,6 +48,7 @@ struct fixture : test_coordinator_fixture<> {
     options.clock = wall;
     options.initial = std::move(initial);
     options.catalog_file = std::move(file);
+    options.persistence_thread = false;  // driven by the test coordinator like the other actors
     engine = std::make_unique<catalog::engine>(sys, std::move(options));
     sched.run();
   }
@@ -118,7 +119,7 @@ CAF_TEST(a declaration upserts sets lastSeen and leaves omitted items) {
   CAF_CHECK_EQUAL(one.last_seen_ms, first_seen);
   CAF_CHECK_EQUAL(two.last_seen_ms, first_seen + 10 + 30'000);  // 10 ms of coalescing, then 30 s
   CAF_CHECK_EQUAL(two.last_updated_ms, two.last_seen_ms);
-  CAF_CHECK_EQUAL(two.fields.at("description").as_string(), "Changed text.");
+  CAF_CHECK_EQUAL(two.fields().at("description").as_string(), "Changed text.");
   std::string served_seen{served(mine.at("https://a.example.com/two")).at("lastSeen").as_string()};
   CAF_CHECK_EQUAL(served_seen, wire::format_iso_ms(two.last_seen_ms));
   // First listed stays first.
@@ -219,7 +220,7 @@ CAF_TEST(paidCallsToday reads 0 from midnight UTC without any traffic) {
   auto evening = start_ms + 13 * 3'600'000LL;
   catalog::item_record r;
   r.provider = "p1";
-  r.fields = test::valid_item(terms, "https://a.example.com/paid");
+  r.content = catalog::make_content(test::valid_item(terms, "https://a.example.com/paid"));
   r.identity = {"http", "https://a.example.com/paid", "GET"};
   r.seq = 7;
   r.last_seen_ms = evening;

@@ -32,7 +32,7 @@ item_record record_from(const boost::json::value& v) {
   r.identity = {string_at(o, "type"), string_at(o, "resource"), string_at(o, "selector")};
   auto* fields = o.if_contains("fields");
   if (!fields || !fields->is_object()) throw std::runtime_error("field fields is not an object");
-  r.fields = fields->as_object();
+  r.content = make_content(fields->as_object());
   r.declared = o.at("declared").as_bool();
   r.seq = static_cast<std::uint64_t>(int_at(o, "seq"));
   r.last_seen_ms = int_at(o, "lastSeen");
@@ -45,24 +45,26 @@ item_record record_from(const boost::json::value& v) {
 }  // namespace
 
 std::string serialize_catalog(const snapshot& snap) {
-  boost::json::array items;
-  items.reserve(snap.items.size());
+  // Written from each item's pre-serialised content: no JSON tree of the whole catalog.
+  std::string out;
+  out.reserve(snap.bytes + snap.items.size() * 256 + 64);
+  out.append(R"({"format":")").append(format_name).append(R"(","version":)").append(std::to_string(format_version));
+  out.append(R"(,"items":[)");
+  bool first = true;
   for (auto& it : snap.items) {
     auto& r = it->record();
-    items.push_back(boost::json::object{{"provider", r.provider},
-                                        {"type", r.identity.type},
-                                        {"resource", r.identity.resource},
-                                        {"selector", r.identity.selector},
-                                        {"declared", r.declared},
-                                        {"seq", r.seq},
-                                        {"lastSeen", r.last_seen_ms},
-                                        {"lastUpdated", r.last_updated_ms},
-                                        {"paidCalls", r.paid_calls},
-                                        {"paidDay", r.paid_day},
-                                        {"fields", r.fields}});
+    boost::json::object head{{"provider", r.provider},     {"type", r.identity.type},
+                             {"resource", r.identity.resource}, {"selector", r.identity.selector},
+                             {"declared", r.declared},     {"seq", r.seq},
+                             {"lastSeen", r.last_seen_ms}, {"lastUpdated", r.last_updated_ms},
+                             {"paidCalls", r.paid_calls},  {"paidDay", r.paid_day}};
+    auto head_json = boost::json::serialize(head);
+    if (!first) out.push_back(',');
+    first = false;
+    out.append(head_json, 0, head_json.size() - 1).append(R"(,"fields":)").append(r.content->json).push_back('}');
   }
-  return boost::json::serialize(
-      boost::json::object{{"format", format_name}, {"version", format_version}, {"items", std::move(items)}});
+  out.append("]}");
+  return out;
 }
 
 catalog_load load_catalog(const std::filesystem::path& file, std::int64_t now_ms) {

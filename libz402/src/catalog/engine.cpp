@@ -25,7 +25,9 @@ engine::engine(caf::actor_system& sys, engine_options options) {
   }
   ctx_.next_seq->store(max_seq + 1);
   if (!options.catalog_file.empty())
-    persistence_ = sys.spawn(catalog::persistence, options.catalog_file, options.persist_interval);
+    persistence_ = options.persistence_thread
+                       ? sys.spawn<caf::detached>(catalog::persistence, options.catalog_file, options.persist_interval)
+                       : sys.spawn(catalog::persistence, options.catalog_file, options.persist_interval);
   registry_ = sys.spawn(catalog::registry, ctx_, &store_, persistence_, options.publish_interval, std::move(initial));
   std::vector<std::string> loaded;
   for (auto& [name, items] : initial_of) loaded.push_back(name);
@@ -43,9 +45,9 @@ void engine::declare(const std::string& name, declare_command cmd, write_complet
   caf::anon_send(directory_->get(name), atom::declare::value, std::move(cmd), std::move(done));
 }
 
-void engine::settle(const boost::json::value& body, settle_completion done) {
+void engine::settle(boost::json::value body, settle_completion done) {
   rules::field_error error;
-  auto event = rules::derive_settlement(body, error);
+  auto event = rules::derive_settlement(std::move(body), error);
   if (!event) {
     ctx_.stats->settles_rejected.fetch_add(1, std::memory_order_relaxed);
     return done(settle_outcome::rejected(error.field + ": " + error.reason));

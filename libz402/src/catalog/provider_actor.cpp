@@ -11,11 +11,14 @@ namespace {
 
 using item_map = std::map<std::string, item_ptr>;
 
-item_list values_of(const item_map& items) {
-  item_list out;
-  out.reserve(items.size());
-  for (auto& [key, it] : items) out.push_back(it);
-  return out;
+// Only what differs between the provider's items and `next` crosses to the REGISTRY.
+item_change change_between(const item_map& now, const item_map& next) {
+  item_change change;
+  for (auto& [key, it] : next)
+    if (auto old = now.find(key); old == now.end() || old->second != it) change.upserts.push_back(it);
+  for (auto& [key, it] : now)
+    if (!next.count(key)) change.removed.push_back(it->record().seq);
+  return change;
 }
 
 bool declares(const item_map& items) {
@@ -53,8 +56,9 @@ void arm_timer(provider_actor* self) {
 // keeps this provider's changes in order: the next message waits for the registry's answer.
 template <class OnOk, class OnError>
 void commit(provider_actor* self, item_map next, bool may_refuse, OnOk on_ok, OnError on_error) {
-  auto list = values_of(next);
-  self->request(self->state.registry, caf::infinite, atom::commit::value, self->state.provider, std::move(list), may_refuse)
+  auto change = change_between(self->state.items, next);
+  self->request(self->state.registry, caf::infinite, atom::commit::value, self->state.provider, std::move(change),
+                may_refuse)
       .await(
           [=](bool) mutable {
             self->state.items = std::move(next);
@@ -79,14 +83,16 @@ item_map upsert(const provider_state& st, const declare_command& cmd, std::int64
     else if (auto p = payment_only.find(key); p != payment_only.end()) existing = &p->second;
     if (existing) {
       r = (*existing)->record();
-      if (r.fields != declared.fields || !r.declared) {
-        r.fields = declared.fields;
+      if (r.fields() != declared.fields) {
+        r.content = make_content(declared.fields);
+        r.last_updated_ms = now;
+      } else if (!r.declared) {
         r.last_updated_ms = now;
       }
     } else {
       r.provider = st.provider;
       r.identity = declared.identity;
-      r.fields = declared.fields;
+      r.content = make_content(declared.fields);
       r.seq = st.ctx.next_seq->fetch_add(1);
       r.last_updated_ms = now;
       r.paid_day = today;
@@ -136,7 +142,7 @@ counted_batch count_batch(const provider_state& st, const settle_batch& batch, s
       std::count_if(st.items.begin(), st.items.end(), [](auto& kv) { return !kv.second->record().declared; }));
   for (std::size_t i = 0; i < batch.size(); ++i) {
     auto& event = batch[i];
-    auto key = event.identity.key();
+    auto& key = event.key;
     auto touched = out.touched.find(key);
     if (touched == out.touched.end()) {
       if (auto existing = st.items.find(key); existing != st.items.end()) {
@@ -162,7 +168,7 @@ counted_batch count_batch(const provider_state& st, const settle_batch& batch, s
         item_record r;
         r.provider = st.provider;
         r.identity = event.identity;
-        r.fields = std::move(fields.fields);
+        r.content = make_content(std::move(fields.fields));
         r.declared = false;
         r.seq = st.ctx.next_seq->fetch_add(1);
         r.paid_day = wire::utc_day(now);
@@ -220,9 +226,9 @@ caf::behavior provider(provider_actor* self, engine_context ctx, caf::actor regi
         auto now = self->state.ctx.clock->now_ms();
         auto today = wire::utc_day(now);
         auto counted = std::make_shared<counted_batch>(count_batch(self->state, batch, now));
-        auto deliver = [=]() mutable { rp.deliver(counted->outcomes); };
-        auto unavailable = [=](const caf::error&) mutable {
-          rp.deliver(settle_outcomes(batch.size(), settle_outcome::rejected("the catalog is unavailable")));
+        auto deliver = [=]() mutable { rp.deliver(std::move(counted->outcomes)); };
+        auto unavailable = [=, n = batch.size()](const caf::error&) mutable {
+          rp.deliver(settle_outcomes(n, settle_outcome::rejected("the catalog is unavailable")));
         };
         // Counts always land; new payment-only items only within the global budgets. If those
         // are full, the batch is counted again without its new items.

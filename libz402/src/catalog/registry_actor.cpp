@@ -5,20 +5,18 @@
 namespace z402::catalog {
 namespace {
 
-std::size_t size_of(const item_list& items) {
-  std::size_t n = 0;
-  for (auto& i : items) n += i->json().size();
-  return n;
+item_list::iterator position_of(item_list& items, std::uint64_t seq) {
+  return std::lower_bound(items.begin(), items.end(), seq,
+                          [](const item_ptr& it, std::uint64_t s) { return it->record().seq < s; });
 }
 
 void publish_now(registry_actor* self) {
   auto& st = self->state;
   auto next = std::make_shared<snapshot>();
   next->version = ++st.version;
-  next->items.reserve(st.items.size());
-  for (auto& [seq, it] : st.items) next->items.push_back(it);
+  next->items = st.items;
   next->bytes = st.bytes;
-  next->providers = st.seqs_of.size();
+  next->providers = st.items_of.size();
   snapshot_ptr published = std::move(next);
   st.store->publish(published);
   if (st.persistence) self->send(st.persistence, atom::persist::value, published);
@@ -27,20 +25,51 @@ void publish_now(registry_actor* self) {
   st.waiting.clear();
 }
 
-void replace(registry_state& st, const std::string& provider, const item_list& items) {
-  auto& seqs = st.seqs_of[provider];
-  for (auto seq : seqs) {
-    auto it = st.items.find(seq);
-    st.bytes -= it->second->json().size();
-    st.items.erase(it);
+// What `change` would do to the totals, without doing it.
+struct totals {
+  std::size_t items;
+  std::size_t bytes;
+};
+
+totals after(registry_state& st, const item_change& change) {
+  totals t{st.items.size(), st.bytes};
+  for (auto seq : change.removed)
+    if (auto pos = position_of(st.items, seq); pos != st.items.end() && (*pos)->record().seq == seq) {
+      --t.items;
+      t.bytes -= (*pos)->json().size();
+    }
+  for (auto& it : change.upserts) {
+    auto pos = position_of(st.items, it->record().seq);
+    if (pos != st.items.end() && (*pos)->record().seq == it->record().seq) {
+      t.bytes -= (*pos)->json().size();
+    } else {
+      ++t.items;
+    }
+    t.bytes += it->json().size();
   }
-  seqs.clear();
-  for (auto& i : items) {
-    st.items[i->record().seq] = i;
-    st.bytes += i->json().size();
-    seqs.push_back(i->record().seq);
+  return t;
+}
+
+void apply(registry_state& st, const std::string& provider, const item_change& change) {
+  auto& mine = st.items_of[provider];
+  for (auto seq : change.removed)
+    if (auto pos = position_of(st.items, seq); pos != st.items.end() && (*pos)->record().seq == seq) {
+      st.bytes -= (*pos)->json().size();
+      st.items.erase(pos);
+      --mine;
+    }
+  for (auto& it : change.upserts) {
+    auto pos = position_of(st.items, it->record().seq);
+    if (pos != st.items.end() && (*pos)->record().seq == it->record().seq) {
+      st.bytes -= (*pos)->json().size();
+      *pos = it;
+    } else {
+      st.items.insert(pos, it);  // new items have the highest seqs: this appends
+      ++mine;
+    }
+    st.bytes += it->json().size();
   }
-  if (seqs.empty()) st.seqs_of.erase(provider);
+  if (mine == 0) st.items_of.erase(provider);
 }
 
 }  // namespace
@@ -52,32 +81,24 @@ caf::behavior registry(registry_actor* self, engine_context ctx, snapshot_store*
   st.store = store;
   st.persistence = std::move(persistence);
   st.publications = coalescer{publish_interval};
-  std::map<std::string, item_list> by_provider;
-  for (auto& i : initial) by_provider[i->record().provider].push_back(i);
-  for (auto& [provider, items] : by_provider) replace(st, provider, items);
+  for (auto& i : initial) apply(st, i->record().provider, item_change{{i}, {}});
   publish_now(self);
   return {
-      [=](atom::commit, const std::string& provider, const item_list& items, bool may_refuse) {
+      [=](atom::commit, const std::string& provider, const item_change& change, bool may_refuse) {
         auto& st = self->state;
         auto rp = self->make_response_promise<bool>();
-        std::size_t old_count = 0, old_bytes = 0;
-        if (auto it = st.seqs_of.find(provider); it != st.seqs_of.end()) {
-          old_count = it->second.size();
-          for (auto seq : it->second) old_bytes += st.items.at(seq)->json().size();
-        }
-        auto new_count = st.items.size() - old_count + items.size();
-        auto new_bytes = st.bytes - old_bytes + size_of(items);
         // A change may not push a budget over (or further over) its limit; one that shrinks
         // lands anyway, and so do counts and evictions (may_refuse false): nothing acknowledged
         // is lost to a full catalog.
+        auto t = after(st, change);
         auto& limits = st.ctx.limits;
-        bool over = (new_count > limits.max_items && new_count > st.items.size()) ||
-                    (new_bytes > limits.max_catalog_bytes && new_bytes > st.bytes);
+        bool over = (t.items > limits.max_items && t.items > st.items.size()) ||
+                    (t.bytes > limits.max_catalog_bytes && t.bytes > st.bytes);
         if (may_refuse && over) {
           rp.deliver(make_error(ec::catalog_full, "the catalog is full"));
           return rp;
         }
-        replace(st, provider, items);
+        apply(st, provider, change);
         st.waiting.push_back(rp);
         if (st.publications.changed(self, atom::publish::value)) publish_now(self);
         return rp;

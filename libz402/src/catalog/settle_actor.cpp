@@ -57,15 +57,15 @@ caf::behavior settle(settle_actor* self, engine_context ctx, std::shared_ptr<pro
   self->state.directory = std::move(directory);
   return {
       [=](atom::providers, const payee_map& payees) { self->state.provider_of = payees; },
-      [=](atom::settle, const rules::settlement& event, const settle_completion& done) {
+      [=](atom::settle, rules::settlement& event, settle_completion& done) {
         auto& st = self->state;
         auto who = st.provider_of.find(event.pay_to);
         if (who == st.provider_of.end())
           return answer(self, done,
                         settle_outcome::rejected("paymentRequirements.payTo: no provider is registered with this payTo"));
         auto& q = st.queues[who->second];
-        q.events.push_back(event);
-        q.answers.push_back(done);
+        q.events.push_back(std::move(event));
+        q.answers.push_back(std::move(done));
         dispatch(self, who->second);
       },
   };

@@ -166,7 +166,7 @@ void handle_settlement(app_state& app, const request& req, std::function<void(re
   auto body = wire::parse_strict(req.body(), max_body_depth, error);
   if (!body) return reply(invalid_request(error, std::nullopt, "", error));
   rules::field_error invalid;
-  auto event = rules::derive_settlement(*body, invalid);
+  auto event = rules::derive_settlement(std::move(*body), invalid);
   if (!event) return reply(invalid_request(invalid.field + ": " + invalid.reason, std::nullopt, invalid.field, invalid.reason));
   if (!admit(app)) return reply(overloaded());
   auto done = [&app, reply](catalog::settle_outcome outcome) {

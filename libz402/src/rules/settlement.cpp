@@ -1,9 +1,13 @@
 #include "z402/rules/settlement.hpp"
 
+#include "z402/rules/bazaar_extension.hpp"
+#include "z402/rules/item_fields.hpp"
 #include "z402/rules/route_template.hpp"
 #include "z402/rules/text.hpp"
 #include "z402/wire/json.hpp"
 #include "z402/wire/url.hpp"
+
+#include <boost/json/serialize.hpp>
 
 #include <algorithm>
 #include <array>
@@ -57,6 +61,73 @@ std::optional<field_error> identify(const boost::json::object* input, const std:
   return std::nullopt;
 }
 
+// Where the payer's echo and the server's requirements sit in a v1 or v2 body.
+struct echo_view {
+  int version = 2;
+  const boost::json::object* requirements = nullptr;
+  const boost::json::string* pay_to = nullptr;
+  const boost::json::string* url = nullptr;
+  std::string url_field;
+  const boost::json::value* mime_type = nullptr;
+  const boost::json::value* bazaar = nullptr;  // v2 only
+  const boost::json::object* input = nullptr;  // bazaar info.input (v2) or outputSchema.input (v1)
+  std::string input_path;
+  std::optional<std::string_view> route_template;  // only a valid one
+};
+
+std::optional<echo_view> read_echo(const boost::json::value& body, field_error& error) {
+  auto fail = [&](std::string field, std::string reason) {
+    error = {std::move(field), std::move(reason)};
+    return std::nullopt;
+  };
+  echo_view e;
+  auto* root = body.if_object();
+  if (!root) return fail("", "the body must be a JSON object");
+  auto* version = root->if_contains("x402Version");
+  e.version = version && version->is_int64() ? static_cast<int>(version->as_int64()) : 0;
+  if (e.version != 1 && e.version != 2) return fail("x402Version", "must be 1 or 2");
+  e.requirements = object_at(*root, "paymentRequirements");
+  if (!e.requirements) return fail("paymentRequirements", "is required and must be an object");
+  auto* payload = object_at(*root, "paymentPayload");
+  if (!payload) return fail("paymentPayload", "is required and must be an object");
+  e.pay_to = wire::find_string(*e.requirements, "payTo");
+  if (!e.pay_to || e.pay_to->empty()) return fail("paymentRequirements.payTo", "is required");
+  if (e.version == 2) {
+    auto* resource = object_at(*payload, "resource");
+    e.url = resource ? wire::find_string(*resource, "url") : nullptr;
+    e.url_field = "paymentPayload.resource.url";
+    if (!e.url) return fail(e.url_field, "is required");
+    e.mime_type = resource->if_contains("mimeType");
+    if (auto* ext = object_at(*payload, "extensions")) e.bazaar = ext->if_contains("bazaar");
+    if (auto* b = e.bazaar ? e.bazaar->if_object() : nullptr) {
+      if (auto* info = object_at(*b, "info")) e.input = object_at(*info, "input");
+      if (auto* rt = wire::find_string(*b, "routeTemplate"); rt && is_valid_route_template(*rt))
+        e.route_template = std::string_view{*rt};  // an invalid template is ignored (bazaar-wire.md §3)
+    }
+    e.input_path = "paymentPayload.extensions.bazaar.info.input";
+  } else {
+    // v1: the resource and the discovery data live in the requirements.
+    e.url = wire::find_string(*e.requirements, "resource");
+    e.url_field = "paymentRequirements.resource";
+    if (!e.url) return fail(e.url_field, "is required");
+    e.mime_type = e.requirements->if_contains("mimeType");
+    if (auto* output_schema = object_at(*e.requirements, "outputSchema")) e.input = object_at(*output_schema, "input");
+    e.input_path = "paymentRequirements.outputSchema.input";
+  }
+  return e;
+}
+
+// v1 requirements in the v2 shape: amount from maxAmountRequired, CAIP-2 network, no resource.
+boost::json::object requirements_v2(const echo_view& e) {
+  if (e.version == 2) return *e.requirements;
+  boost::json::object out;
+  for (auto key : {"scheme", "network", "asset", "payTo", "maxTimeoutSeconds", "extra"})
+    if (auto* f = e.requirements->if_contains(key)) out[key] = *f;
+  if (auto* amount = e.requirements->if_contains("maxAmountRequired")) out["amount"] = *amount;
+  if (auto* net = wire::find_string(out, "network")) out["network"] = normalise_network(*net);
+  return out;
+}
+
 }  // namespace
 
 std::string normalise_network(std::string_view network) {
@@ -65,78 +136,29 @@ std::string normalise_network(std::string_view network) {
   return std::string{network};
 }
 
-std::optional<settlement> derive_settlement(const boost::json::value& body, field_error& error) {
-  auto fail = [&](std::string field, std::string reason) {
-    error = {std::move(field), std::move(reason)};
-    return std::nullopt;
-  };
-  auto* root = body.if_object();
-  if (!root) return fail("", "the body must be a JSON object");
-  auto* version = root->if_contains("x402Version");
-  std::int64_t v = version && version->is_int64() ? version->as_int64() : 0;
-  if (v != 1 && v != 2) return fail("x402Version", "must be 1 or 2");
-  auto* req = object_at(*root, "paymentRequirements");
-  if (!req) return fail("paymentRequirements", "is required and must be an object");
-  auto* payload = object_at(*root, "paymentPayload");
-  if (!payload) return fail("paymentPayload", "is required and must be an object");
-  auto* pay_to = wire::find_string(*req, "payTo");
-  if (!pay_to || pay_to->empty()) return fail("paymentRequirements.payTo", "is required");
-
-  settlement s;
-  s.pay_to = pay_to->c_str();
-  s.requirements = *req;
-  const boost::json::object* input = nullptr;
-  std::string input_path;
-  std::optional<std::string_view> route_template;
-  const boost::json::string* url = nullptr;
-  if (v == 2) {
-    auto* resource = object_at(*payload, "resource");
-    url = resource ? wire::find_string(*resource, "url") : nullptr;
-    if (!url) return fail("paymentPayload.resource.url", "is required");
-    if (auto* mime = resource->if_contains("mimeType")) s.mime_type = *mime;
-    if (auto* ext = object_at(*payload, "extensions"))
-      if (auto* bazaar = ext->if_contains("bazaar")) {
-        s.bazaar = *bazaar;
-        if (auto* b = bazaar->if_object()) {
-          if (auto* info = object_at(*b, "info")) input = object_at(*info, "input");
-          if (auto* rt = wire::find_string(*b, "routeTemplate"); rt && is_valid_route_template(*rt))
-            route_template = std::string_view{*rt};  // an invalid template is ignored (bazaar-wire.md §3)
-        }
-      }
-    input_path = "paymentPayload.extensions.bazaar.info.input";
-  } else {
-    // v1: the resource and the discovery data live in the requirements.
-    url = wire::find_string(*req, "resource");
-    if (!url) return fail("paymentRequirements.resource", "is required");
-    if (auto* mime = req->if_contains("mimeType")) s.mime_type = *mime;
-    if (auto* output_schema = object_at(*req, "outputSchema")) input = object_at(*output_schema, "input");
-    input_path = "paymentRequirements.outputSchema.input";
-    boost::json::object normalised;
-    for (auto key : {"scheme", "network", "asset", "payTo", "maxTimeoutSeconds", "extra"})
-      if (auto* f = req->if_contains(key)) normalised[key] = *f;
-    if (auto* amount = req->if_contains("maxAmountRequired")) normalised["amount"] = *amount;
-    if (auto* net = wire::find_string(normalised, "network")) normalised["network"] = normalise_network(*net);
-    s.requirements = std::move(normalised);
-  }
+std::optional<settlement> derive_settlement(boost::json::value body, field_error& error) {
+  auto echo = read_echo(body, error);
+  if (!echo) return std::nullopt;
   std::string reason;
-  auto parts = wire::parse_absolute_url(*url, reason);
-  if (!parts) return fail(v == 2 ? "paymentPayload.resource.url" : "paymentRequirements.resource", reason);
-  s.resource_url = url->c_str();
+  auto parts = wire::parse_absolute_url(*echo->url, reason);
+  if (!parts) {
+    error = {echo->url_field, reason};
+    return std::nullopt;
+  }
   std::string type, selector;
-  if (auto e = identify(input, input_path, type, selector)) {
+  if (auto e = identify(echo->input, echo->input_path, type, selector)) {
     error = *e;
     return std::nullopt;
   }
-  s.identity = {type, wire::canonical_resource(*parts, route_template), selector};
+  settlement s;
+  s.pay_to = echo->pay_to->c_str();
+  s.identity = {type, wire::canonical_resource(*parts, echo->route_template), selector};
+  s.key = s.identity.key();
+  s.body = std::make_shared<const boost::json::value>(std::move(body));
   return s;
 }
 
 }  // namespace z402::rules
-
-#include "z402/rules/bazaar_extension.hpp"
-#include "z402/rules/item_fields.hpp"
-
-#include <boost/json/serialize.hpp>
 
 namespace z402::rules {
 
@@ -147,25 +169,29 @@ payment_item payment_only_fields(const settlement& s, const config::rail_terms& 
     out.error = field_error{std::move(field), std::move(reason)};
     return out;
   };
+  field_error unreadable;
+  auto echo = read_echo(*s.body, unreadable);
+  if (!echo) return fail(unreadable.field, unreadable.reason);
   wire::url_parts url;
-  if (auto e = check_resource(boost::json::value(s.resource_url), allow_http, url))
-    return fail("paymentPayload.resource.url", e->reason);
-  if (auto e = check_accepts_entry(s.requirements, "paymentRequirements", terms, s.pay_to)) return fail(e->field, e->reason);
+  if (auto e = check_resource(*echo->url, allow_http, url)) return fail(echo->url_field, e->reason);
+  auto requirements = requirements_v2(*echo);
+  if (auto e = check_accepts_entry(requirements, "paymentRequirements", terms, s.pay_to)) return fail(e->field, e->reason);
   out.fields = {{"resource", s.identity.resource},
                 {"type", s.identity.type},
                 {"x402Version", 2},
-                {"accepts", boost::json::array{s.requirements}}};
-  if (s.mime_type) {
-    if (auto e = check_mime_type(*s.mime_type)) return fail("paymentPayload.resource.mimeType", e->reason);
-    out.fields["mimeType"] = *s.mime_type;
+                {"accepts", boost::json::array{std::move(requirements)}}};
+  if (echo->mime_type) {
+    if (auto e = check_mime_type(*echo->mime_type))
+      return fail(echo->version == 2 ? "paymentPayload.resource.mimeType" : "paymentRequirements.mimeType", e->reason);
+    out.fields["mimeType"] = *echo->mime_type;
   }
-  if (s.bazaar) {
+  if (echo->bazaar) {
     bazaar_facts facts;
-    if (auto e = check_bazaar_extension(*s.bazaar, route_template_policy::ignore_invalid, facts))
+    if (auto e = check_bazaar_extension(*echo->bazaar, route_template_policy::ignore_invalid, facts))
       return fail("paymentPayload." + e->field, e->reason);
     if (facts.input_type != s.identity.type)
       return fail("paymentPayload.extensions.bazaar.info.input.type", "must be " + s.identity.type);
-    out.fields["extensions"] = boost::json::object{{"bazaar", *s.bazaar}};
+    out.fields["extensions"] = boost::json::object{{"bazaar", *echo->bazaar}};
   } else if (s.identity.type == "mcp") {
     return fail("paymentPayload.extensions.bazaar", "is required to list an MCP tool");
   }

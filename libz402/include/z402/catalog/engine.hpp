@@ -24,8 +24,10 @@ struct engine_options {
   bool allow_http_resources = false;
   std::shared_ptr<const wall_clock> clock = std::make_shared<system_wall_clock>();
   std::filesystem::path catalog_file;  // empty: nothing is written
-  std::chrono::milliseconds publish_interval{10};
+  std::chrono::milliseconds publish_interval{1};  // coalescing bound of publications
   std::chrono::milliseconds persist_interval{1000};
+  /// fsync blocks, so PERSISTENCE runs on a thread of its own; deterministic tests turn it off.
+  bool persistence_thread = true;
   std::vector<item_record> initial;    // loaded from disk
 };
 
@@ -49,7 +51,7 @@ class engine {
   /// One successful settle, as its x402 body {"x402Version","paymentPayload","paymentRequirements"}
   /// (v1 or v2). `done` gets the catalog outcome once: rejected at once (on this thread) when
   /// the body names no payee or resource, otherwise on an actor thread.
-  void settle(const boost::json::value& body, settle_completion done);
+  void settle(boost::json::value body, settle_completion done);
 
   /// The same for a settlement already derived (rules::derive_settlement).
   void settle(rules::settlement event, settle_completion done);

@@ -19,9 +19,10 @@ namespace z402::catalog {
 namespace atom {
 /// HTTP -> PROVIDER: (declare, declare_command, completion<write_outcome>) upserts items.
 using declare = caf::atom_constant<caf::atom("declare")>;
-/// PROVIDER -> REGISTRY: (commit, provider, item_list, may_refuse) replaces the provider's
-/// items; answers true once readers can see them. With may_refuse, a change that would pass a
-/// global budget is refused with ec::catalog_full; without it (counts, eviction) it always lands.
+/// PROVIDER -> REGISTRY: (commit, provider, item_change, may_refuse) upserts and removes some
+/// of the provider's items; answers true once readers can see them. With may_refuse, a change
+/// that would pass a global budget is refused with ec::catalog_full; without it (counts,
+/// eviction) it always lands.
 using commit = caf::atom_constant<caf::atom("commit")>;
 /// anyone -> SETTLE: (settle, settlement, settle_completion) one successful settle.
 using settle = caf::atom_constant<caf::atom("settle")>;
@@ -66,6 +67,12 @@ struct write_outcome {
 
 using write_completion = completion<write_outcome>;
 
+/// What changed among one provider's items: only these cross to the REGISTRY.
+struct item_change {
+  item_list upserts;                   // new items, or new versions (same seq)
+  std::vector<std::uint64_t> removed;  // seqs of items that left
+};
+
 /// The catalog's answer to a settle, as EXTENSION-RESPONSES carries it.
 struct settle_outcome {
   enum class status { success, rejected };
@@ -87,6 +94,7 @@ using payee_map = std::unordered_map<std::string, std::string>;
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::declare_command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::write_completion)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::item_list)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::item_change)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::snapshot_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::rules::settlement)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::settle_completion)

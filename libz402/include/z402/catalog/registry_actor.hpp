@@ -9,7 +9,6 @@
 #include <caf/all.hpp>
 
 #include <chrono>
-#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -21,8 +20,8 @@ struct registry_state {
   snapshot_store* store = nullptr;
   caf::actor persistence;  // may be null: nothing is written
 
-  std::map<std::uint64_t, item_ptr> items;  // by seq: listing order
-  std::unordered_map<std::string, std::vector<std::uint64_t>> seqs_of;  // provider -> its seqs
+  item_list items;  // sorted by seq: listing order; a publication copies it as it is
+  std::unordered_map<std::string, std::size_t> items_of;  // provider -> how many it lists
   std::size_t bytes = 0;
   std::uint64_t version = 0;
   coalescer publications;  // at most one snapshot per publish interval

@@ -9,23 +9,23 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace z402::rules {
 
+/// Cheap to copy: the body is shared, and read again only to list a payment-only item.
 struct settlement {
   std::string pay_to;
   item_identity identity;
-  std::string resource_url;            // as echoed (concrete path)
-  boost::json::object requirements;    // the server's own terms, normalised to v2
-  std::optional<boost::json::value> mime_type;  // echoed
-  std::optional<boost::json::value> bazaar;     // echoed extensions.bazaar (v2 only)
+  std::string key;  // identity.key(), computed once on the caller's thread
+  std::shared_ptr<const boost::json::value> body;  // the settle body as received
 };
 
 /// Reads a v1 or v2 settle body {"x402Version","paymentPayload","paymentRequirements"}.
 /// nullopt with `error` (field and reason) when it does not name a payee and a resource.
-std::optional<settlement> derive_settlement(const boost::json::value& body, field_error& error);
+std::optional<settlement> derive_settlement(boost::json::value body, field_error& error);
 
 /// v1 network names ("base", "base-sepolia", ...) as CAIP-2 ids; a CAIP-2 id is returned as is.
 std::string normalise_network(std::string_view network);

@@ -1,0 +1,79 @@
+// In-process settle throughput: settle events sent from one thread, as a rail node's settle
+// path would, while another thread reads the list (limit=100) from the snapshot like the HTTP
+// handler does. Prints settles/s (acknowledged) and reads/s as JSON on one line.
+//   z402-bench-settle [EVENTS]
+#include "z402/catalog/engine.hpp"
+#include "z402/http/list_query.hpp"
+#include "z402/rules/declaration.hpp"
+
+#include <boost/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <iostream>
+#include <thread>
+
+using namespace z402;
+using clock_type = std::chrono::steady_clock;
+
+int main(int argc, char** argv) {
+  const int events = argc > 1 ? std::atoi(argv[1]) : 1'000'000;
+  const bool with_reads = !(argc > 2 && std::string_view{argv[2]} == "--no-reads");
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", 1);
+  caf::actor_system sys{cfg};
+  catalog::engine engine{sys, catalog::engine_options{}};
+  engine.set_payees({{"uregtest1bench", "bench"}});
+  auto terms = config::default_rail_terms();
+  boost::json::object entry{{"scheme", terms.scheme}, {"network", terms.network}, {"asset", terms.asset},
+                            {"amount", "1000"},       {"payTo", "uregtest1bench"}, {"maxTimeoutSeconds", 60},
+                            {"extra", terms.extra}};
+  boost::json::array items;
+  for (int i = 0; i < 128; ++i)
+    items.push_back({{"resource", "https://bench.example.com/r" + std::to_string(i)}, {"type", "http"},
+                     {"x402Version", 2}, {"accepts", {entry}}, {"description", "A benchmark route."}});
+  auto checked = rules::validate_declaration(boost::json::object{{"items", items}}, {terms, "uregtest1bench", false, 128});
+  std::promise<void> declared;
+  engine.declare("bench", {checked.items},
+                 catalog::write_completion{[&](catalog::write_outcome) { declared.set_value(); },
+                                           catalog::write_outcome::unavailable("stopped")});
+  declared.get_future().get();
+
+  std::atomic<bool> reading{true};
+  std::atomic<std::uint64_t> reads{0};
+  std::thread reader{[&] {
+    std::string error;
+    auto req = *http::parse_list_request("limit=100", error);
+    while (with_reads && reading.load(std::memory_order_relaxed)) {
+      auto page = http::render_list(*engine.snapshots().load_cached(), req);
+      reads.fetch_add(page.empty() ? 0 : 1, std::memory_order_relaxed);
+    }
+  }};
+
+  std::atomic<int> answered{0};
+  std::promise<void> all_done;
+  auto start = clock_type::now();
+  for (int i = 0; i < events; ++i) {
+    boost::json::value body = {{"x402Version", 2},
+                               {"paymentPayload", {{"x402Version", 2}, {"resource", {{"url", "https://bench.example.com/r" + std::to_string(i % 128)}}}}},
+                               {"paymentRequirements", entry}};
+    engine.settle(std::move(body), catalog::settle_completion{[&](catalog::settle_outcome) {
+                                                     if (++answered == events) all_done.set_value();
+                                                   },
+                                                   catalog::settle_outcome::rejected("stopped")});
+  }
+  all_done.get_future().get();
+  auto seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+  reading = false;
+  reader.join();
+  std::uint64_t total = 0;
+  for (auto& it : engine.snapshots().load()->items) total += it->record().paid_calls;
+  std::cout << boost::json::serialize(boost::json::object{{"events", events},
+                                                          {"counted", total},
+                                                          {"seconds", seconds},
+                                                          {"settles_per_second", events / seconds},
+                                                          {"reads_per_second_limit100", reads.load() / seconds}})
+            << std::endl;
+  return total == static_cast<std::uint64_t>(events) ? 0 : 1;
+}
