@@ -11,13 +11,23 @@ namespace {
 
 using item_map = std::map<std::string, item_ptr>;
 
-// Only what differs between the provider's items and `next` crosses to the REGISTRY.
+// Only what differs between the provider's items and `next` crosses to the REGISTRY: one
+// walk over both maps, which share their key order.
 item_change change_between(const item_map& now, const item_map& next) {
   item_change change;
-  for (auto& [key, it] : next)
-    if (auto old = now.find(key); old == now.end() || old->second != it) change.upserts.push_back(it);
-  for (auto& [key, it] : now)
-    if (!next.count(key)) change.removed.push_back(it->record().seq);
+  auto a = now.begin();
+  auto b = next.begin();
+  while (a != now.end() || b != next.end()) {
+    if (b == next.end() || (a != now.end() && a->first < b->first)) {
+      change.removed.push_back((a++)->second->record().seq);
+    } else if (a == now.end() || b->first < a->first) {
+      change.upserts.push_back((b++)->second);
+    } else {
+      if (a->second != b->second) change.upserts.push_back(b->second);
+      ++a;
+      ++b;
+    }
+  }
   return change;
 }
 
@@ -37,7 +47,9 @@ void count_paid_call(item_record& r, std::int64_t now) {
 }
 
 // Arms one timer for the earliest of: an item's retention deadline, or the next UTC midnight
-// when some item shows paid calls for today.
+// when some item shows paid calls for today. A live timer that fires no later is kept: an
+// early tick only finds nothing to do and arms again, while a timer per change would cost a
+// message through CAF's clock thread for every declaration and every batch of settles.
 void arm_timer(provider_actor* self) {
   auto& st = self->state;
   auto now = st.ctx.clock->now_ms();
@@ -48,6 +60,8 @@ void arm_timer(provider_actor* self) {
     if (it->record().paid_calls_on(today) > 0) wake = std::min(wake, (today + 1) * wire::ms_per_day);
   }
   if (wake == std::numeric_limits<std::int64_t>::max()) return;
+  if (st.armed_for >= 0 && st.armed_for <= wake) return;
+  st.armed_for = wake;
   auto gen = ++st.timer_generation;
   self->delayed_send(self, std::chrono::milliseconds{std::max<std::int64_t>(0, wake - now)}, atom::tick::value, gen);
 }
@@ -254,6 +268,7 @@ caf::behavior provider(provider_actor* self, engine_context ctx, caf::actor regi
       [=](atom::tick, std::uint64_t generation) {
         auto& st = self->state;
         if (generation != st.timer_generation) return;
+        st.armed_for = -1;
         bool changed = false;
         auto next = swept(st, st.ctx.clock->now_ms(), changed);
         if (changed)

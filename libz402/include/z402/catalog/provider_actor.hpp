@@ -18,6 +18,7 @@ struct provider_state {
   std::string provider;
   std::map<std::string, item_ptr> items;  // by identity key
   std::uint64_t timer_generation = 0;     // delayed_send cannot be cancelled: stale ticks are ignored
+  std::int64_t armed_for = -1;            // wall time the live timer fires at; -1: none
 
   static inline const char* name = "z402.provider";
 };
