@@ -26,9 +26,7 @@ int main(int argc, char** argv) {
   catalog::engine engine{sys, catalog::engine_options{}};
   engine.set_payees({{"uregtest1bench", "bench"}});
   auto terms = config::default_rail_terms();
-  boost::json::object entry{{"scheme", terms.scheme}, {"network", terms.network}, {"asset", terms.asset},
-                            {"amount", "1000"},       {"payTo", "uregtest1bench"}, {"maxTimeoutSeconds", 60},
-                            {"extra", terms.extra}};
+  auto entry = config::accepts_entry(terms, "uregtest1bench", "1000", 60);
   boost::json::array items;
   for (int i = 0; i < 128; ++i)
     items.push_back({{"resource", "https://bench.example.com/r" + std::to_string(i)}, {"type", "http"},

@@ -12,10 +12,7 @@ int main() {
   z402::catalog::engine catalog{sys, z402::catalog::engine_options{}};
   catalog.set_payees({{"uregtest1shop", "shop"}});  // payTo -> provider
 
-  auto terms = z402::config::to_json(z402::config::default_rail_terms());
-  boost::json::object requirements = terms;
-  requirements.erase("extra");
-  requirements.insert({{"amount", "1000"}, {"payTo", "uregtest1shop"}, {"maxTimeoutSeconds", 60}, {"extra", terms["extra"]}});
+  auto requirements = z402::config::accepts_entry(z402::config::default_rail_terms(), "uregtest1shop", "1000", 60);
   boost::json::value settled = {
       {"x402Version", 2},
       {"paymentPayload", {{"x402Version", 2}, {"resource", {{"url", "https://shop.example.com/v1/item"}}}, {"payload", {}}}},

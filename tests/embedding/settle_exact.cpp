@@ -20,9 +20,7 @@ int main() {
   catalog::engine engine{sys, catalog::engine_options{}};
   engine.set_payees({{"uregtest1exact", "exact"}});
   auto terms = config::default_rail_terms();
-  boost::json::object entry{{"scheme", terms.scheme}, {"network", terms.network}, {"asset", terms.asset},
-                            {"amount", "1000"},       {"payTo", "uregtest1exact"}, {"maxTimeoutSeconds", 60},
-                            {"extra", terms.extra}};
+  auto entry = config::accepts_entry(terms, "uregtest1exact", "1000", 60);
   boost::json::value body = {{"items", {{{"resource", "https://exact.example.com/x"}, {"type", "http"},
                                          {"x402Version", 2}, {"accepts", {entry}}}}}};
   auto checked = rules::validate_declaration(body, {terms, "uregtest1exact", false, 128});

@@ -11,9 +11,7 @@ namespace z402::test {
 inline const std::string pay_to = "uregtest1provider";
 
 inline boost::json::object accepts_entry(const config::rail_terms& terms) {
-  return {{"scheme", terms.scheme}, {"network", terms.network}, {"amount", "1000"},
-          {"asset", terms.asset},   {"payTo", pay_to},           {"maxTimeoutSeconds", 60},
-          {"extra", terms.extra}};
+  return config::accepts_entry(terms, pay_to, "1000", 60);
 }
 
 /// The GET route the official declareDiscoveryExtension builds, with the method a seller's

@@ -34,6 +34,13 @@ boost::json::object to_json(const rail_terms& t) {
   return {{"scheme", t.scheme}, {"network", t.network}, {"asset", t.asset}, {"extra", t.extra}};
 }
 
+boost::json::object accepts_entry(const rail_terms& t, std::string_view pay_to, std::string_view amount,
+                                  std::int64_t max_timeout_seconds) {
+  return {{"scheme", t.scheme}, {"network", t.network},   {"amount", amount},
+          {"asset", t.asset},   {"payTo", pay_to},         {"maxTimeoutSeconds", max_timeout_seconds},
+          {"extra", t.extra}};
+}
+
 std::optional<rail_terms> terms_from_json(const boost::json::value& v, rail_terms base, std::string& error) {
   auto* obj = v.if_object();
   if (!obj) { error = "terms must be an object"; return std::nullopt; }

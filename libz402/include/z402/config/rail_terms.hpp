@@ -3,8 +3,10 @@
 // amount and maxTimeoutSeconds (catalog.md §1).
 #include <boost/json/object.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace z402::config {
 
@@ -24,6 +26,11 @@ std::string derive_terms_version(const rail_terms& terms);
 
 /// {"scheme":...,"network":...,"asset":...,"extra":{...}}
 boost::json::object to_json(const rail_terms& terms);
+
+/// The accepts entry these terms make for one payee and price: what a declared item and a
+/// 402 carry, and what a settle's paymentRequirements hold.
+boost::json::object accepts_entry(const rail_terms& terms, std::string_view pay_to, std::string_view amount,
+                                  std::int64_t max_timeout_seconds);
 
 /// Reads terms from their JSON form; fields left out keep `base`'s values. nullopt with
 /// `error` set when a field has the wrong type.
