@@ -27,7 +27,7 @@ struct app_state {
   auth::key_store& keys;
   config::rail_terms terms;
   bool allow_http_resources = false;
-  std::size_t max_writes_in_flight = 1024;  // CAF mailboxes are unbounded: refuse above this
+  std::size_t max_writes_in_flight = 1024;  // declarations: CAF mailboxes are unbounded, refuse above this
   std::atomic<std::size_t> writes_in_flight{0};
 };
 
