@@ -19,6 +19,7 @@ set_target_properties(CAF::core PROPERTIES
 find_package(Boost 1.81...<1.82 REQUIRED COMPONENTS json CONFIG)
 
 find_package(OpenSSL 3 REQUIRED)
+find_package(ZLIB REQUIRED)  # gzip for responses over 1 KiB
 
 # valijson: header-only, unpacked from Debian's package by .ci/install-deps.
 find_path(VALIJSON_INCLUDE_DIR NAMES valijson/validator.hpp

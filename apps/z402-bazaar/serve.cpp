@@ -2,6 +2,7 @@
 // SIGINT/SIGTERM (drain, flush the catalog file, exit 0).
 #include "commands.hpp"
 
+#include "z402/auth/crypto.hpp"
 #include "z402/auth/keyring.hpp"
 #include "z402/catalog/engine.hpp"
 #include "z402/http/server.hpp"
@@ -88,7 +89,8 @@ int serve(const config::bazaar_config& cfg) {
   engine.set_payees(payees_of(*keys.current()));
 
   http::access_log log{cfg.access_log ? stderr : nullptr};
-  http::app_state app{engine, keys, cfg.terms, cfg.allow_http_resources};
+  // Search cursors are signed with a key of this run: a restart ends open searches, nothing else.
+  http::app_state app{engine, keys, cfg.terms, cfg.allow_http_resources, auth::random_key("")};
   http::server_options server_options;
   server_options.host = cfg.listen_host;
   server_options.port = cfg.listen_port;

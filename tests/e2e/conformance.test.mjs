@@ -5,14 +5,14 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { newDataDir, removeDataDir, addProvider, termsFile, startServer, stopServer, shared } from "./lib/server.mjs";
 
-test("the official client lists, pages and filters what it declared", async () => {
+test("the official client lists, pages, filters and searches what it declared", async () => {
   const dir = newDataDir();
   const key = addProvider(dir, "conformance", "uregtest1conformance");
   const { file } = termsFile(dir);
   const server = await startServer(dir);
   try {
     const run = spawnSync(join(shared, "conformance/official-client/run"),
-      [server.url, "--provider-key", key, "--pay-to", "uregtest1conformance", "--terms", file, "--no-search"],
+      [server.url, "--provider-key", key, "--pay-to", "uregtest1conformance", "--terms", file],
       { encoding: "utf8", timeout: 240000 });
     process.stdout.write(run.stdout + run.stderr);
     assert.equal(run.status, 0, "the official client reported failures");

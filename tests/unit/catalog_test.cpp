@@ -220,7 +220,7 @@ CAF_TEST(paidCallsToday reads 0 from midnight UTC without any traffic) {
   auto evening = start_ms + 13 * 3'600'000LL;
   catalog::item_record r;
   r.provider = "p1";
-  r.content = catalog::make_content(test::valid_item(terms, "https://a.example.com/paid"));
+  r.content = catalog::make_content(test::valid_item(terms, "https://a.example.com/paid"), "GET");
   r.identity = {"http", "https://a.example.com/paid", "GET"};
   r.seq = 7;
   r.last_seen_ms = evening;

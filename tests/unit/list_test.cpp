@@ -19,7 +19,7 @@ catalog::item_ptr item_of(std::string provider, std::string pay_to, std::string 
   catalog::item_record r;
   r.provider = provider;
   r.identity = {type, fields["resource"].as_string().c_str(), "GET"};
-  r.content = catalog::make_content(fields);
+  r.content = catalog::make_content(fields, "GET");
   r.seq = seq;
   r.last_seen_ms = 1'000;
   r.last_updated_ms = 1'000;

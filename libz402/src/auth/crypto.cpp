@@ -2,6 +2,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 
 #include <array>
@@ -43,6 +44,15 @@ std::string random_key(std::string_view prefix) {
   if (bits > 0) out.push_back(alphabet[(buffer << (6 - bits)) & 0x3F]);
   OPENSSL_cleanse(bytes.data(), bytes.size());
   return out;
+}
+
+std::string hmac_sha256(std::string_view key, std::string_view data) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> mac{};
+  unsigned int len = 0;
+  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
+            data.size(), mac.data(), &len))
+    throw std::runtime_error("HMAC-SHA256 failed");
+  return std::string(reinterpret_cast<const char*>(mac.data()), len);
 }
 
 bool constant_time_equal(std::string_view a, std::string_view b) {

@@ -32,7 +32,7 @@ item_record record_from(const boost::json::value& v) {
   r.identity = {string_at(o, "type"), string_at(o, "resource"), string_at(o, "selector")};
   auto* fields = o.if_contains("fields");
   if (!fields || !fields->is_object()) throw std::runtime_error("field fields is not an object");
-  r.content = make_content(fields->as_object());
+  r.content = make_content(fields->as_object(), r.identity.selector);
   r.declared = o.at("declared").as_bool();
   r.seq = static_cast<std::uint64_t>(int_at(o, "seq"));
   r.last_seen_ms = int_at(o, "lastSeen");

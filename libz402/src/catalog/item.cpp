@@ -6,8 +6,9 @@
 
 namespace z402::catalog {
 
-content_ptr make_content(boost::json::object fields) {
+content_ptr make_content(boost::json::object fields, std::string_view selector) {
   auto c = std::make_shared<item_content>();
+  c->doc = search::make_document(fields, selector);
   c->json = boost::json::serialize(fields);
   if (auto* accepts = fields.if_contains("accepts"); accepts && accepts->is_array())
     for (auto& entry : accepts->as_array())

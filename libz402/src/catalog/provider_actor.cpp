@@ -98,7 +98,7 @@ item_map upsert(const provider_state& st, const declare_command& cmd, std::int64
     if (existing) {
       r = (*existing)->record();
       if (r.fields() != declared.fields) {
-        r.content = make_content(declared.fields);
+        r.content = make_content(declared.fields, declared.identity.selector);
         r.last_updated_ms = now;
       } else if (!r.declared) {
         r.last_updated_ms = now;
@@ -106,7 +106,7 @@ item_map upsert(const provider_state& st, const declare_command& cmd, std::int64
     } else {
       r.provider = st.provider;
       r.identity = declared.identity;
-      r.content = make_content(declared.fields);
+      r.content = make_content(declared.fields, declared.identity.selector);
       r.seq = st.ctx.next_seq->fetch_add(1);
       r.last_updated_ms = now;
       r.paid_day = today;
@@ -182,7 +182,7 @@ counted_batch count_batch(const provider_state& st, const settle_batch& batch, s
         item_record r;
         r.provider = st.provider;
         r.identity = event.identity;
-        r.content = make_content(std::move(fields.fields));
+        r.content = make_content(std::move(fields.fields), event.identity.selector);
         r.declared = false;
         r.seq = st.ctx.next_seq->fetch_add(1);
         r.paid_day = wire::utc_day(now);

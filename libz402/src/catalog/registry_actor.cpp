@@ -17,6 +17,10 @@ void publish_now(registry_actor* self) {
   next->items = st.items;
   next->bytes = st.bytes;
   next->providers = st.items_of.size();
+  // The index holds positions and contents, which only these changes move.
+  if (st.content_changed || !st.search) st.search = std::make_shared<const search_index>();
+  next->search = st.search;
+  st.content_changed = false;
   snapshot_ptr published = std::move(next);
   st.store->publish(published);
   if (st.persistence) self->send(st.persistence, atom::persist::value, published);
@@ -57,15 +61,18 @@ void apply(registry_state& st, const std::string& provider, const item_change& c
       st.bytes -= (*pos)->json().size();
       st.items.erase(pos);
       --mine;
+      st.content_changed = true;
     }
   for (auto& it : change.upserts) {
     auto pos = position_of(st.items, it->record().seq);
     if (pos != st.items.end() && (*pos)->record().seq == it->record().seq) {
       st.bytes -= (*pos)->json().size();
+      st.content_changed |= (*pos)->record().content != it->record().content;
       *pos = it;
     } else {
       st.items.insert(pos, it);  // new items have the highest seqs: this appends
       ++mine;
+      st.content_changed = true;
     }
     st.bytes += it->json().size();
   }

@@ -2,6 +2,7 @@
 
 #include "z402/http/access_log.hpp"
 #include "z402/http/list_query.hpp"
+#include "z402/http/read_response.hpp"
 #include "z402/rules/declaration.hpp"
 #include "z402/rules/settlement.hpp"
 #include "z402/wire/base64.hpp"
@@ -54,6 +55,8 @@ response unauthorized(std::string_view message) {
 
 route route_of(std::string_view path) {
   if (path == "/discovery/resources") return route::resources;
+  if (path == "/discovery/search") return route::search;
+  if (path == "/discovery/resource") return route::resource;
   if (path == "/discovery/declarations") return route::declarations;
   if (path == "/discovery/settled") return route::settled;
   if (path == "/health") return route::health;
@@ -126,10 +129,25 @@ response handle_read(app_state& app, const request& req, route r) {
   }
   std::string_view target{req.target().data(), req.target().size()};
   auto q = target.find('?');
+  auto query = q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
+  auto etag = etag_of(snap->version, target);
+  if (not_modified(req, etag)) return not_modified_response(etag);
   std::string error;
-  auto list = parse_list_request(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1), error);
-  if (!list) return error_response(400, "invalid_filter", error);
-  return json_response(200, render_list(*snap, *list));
+  if (r == route::resources) {
+    auto list = parse_list_request(query, error);
+    if (!list) return error_response(400, "invalid_filter", error);
+    return read_response(req, etag, render_list(*snap, *list));
+  }
+  query_error refused;
+  auto now = app.engine.context().clock->now_ms();
+  if (r == route::search) {
+    auto search = parse_search_request(query, app.cursors, now, refused);
+    if (!search) return error_response(400, refused.code, refused.message);
+    return read_response(req, etag, render_search(*snap, *search, app.cursors, now));
+  }
+  auto body = render_resource(*snap, query, refused);
+  if (!body) return error_response(refused.code == "not_found" ? 404 : 400, refused.code, refused.message);
+  return read_response(req, etag, std::move(*body));
 }
 
 void handle_declaration(app_state& app, const request& req, const auth::provider_record& provider,

@@ -68,35 +68,44 @@ bool list_filter::matches(const catalog::item& it) const {
          (asset.empty() || it.offers("asset", asset)) && (extension.empty() || it.has_extension(extension));
 }
 
-std::optional<list_request> parse_list_request(std::string_view query, std::string& error) {
-  auto params = parse_query(query, error);
-  if (!params) return std::nullopt;
-  list_request req;
-  for (auto [name, target] : {std::pair{"type", &req.filter.type}, std::pair{"payTo", &req.filter.pay_to},
-                              std::pair{"scheme", &req.filter.scheme}, std::pair{"network", &req.filter.network},
-                              std::pair{"extensions", &req.filter.extension}, std::pair{"asset", &req.filter.asset}}) {
-    auto it = params->find(name);
-    if (it == params->end()) continue;
+std::optional<list_filter> read_filter(const query_params& params, std::string& error) {
+  list_filter filter;
+  for (auto [name, target] : {std::pair{"type", &filter.type}, std::pair{"payTo", &filter.pay_to},
+                              std::pair{"scheme", &filter.scheme}, std::pair{"network", &filter.network},
+                              std::pair{"extensions", &filter.extension}, std::pair{"asset", &filter.asset}}) {
+    auto it = params.find(name);
+    if (it == params.end()) continue;
     if (it->second.empty() || it->second.size() > 256) {
       error = std::string{"parameter "} + name + " must be 1-256 characters";
       return std::nullopt;
     }
     *target = it->second;
   }
-  if (!req.filter.type.empty() && req.filter.type != "http" && req.filter.type != "mcp") {
+  if (!filter.type.empty() && filter.type != "http" && filter.type != "mcp") {
     error = "parameter type must be http or mcp";
     return std::nullopt;
   }
-  if (auto it = params->find("limit"); it != params->end()) {
-    // 0 or a non-number means the default; anything else is clamped to 1-1000.
-    long long v = 0;
-    auto& s = it->second;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec == std::errc::result_out_of_range)
-      req.limit = s.front() == '-' ? 1 : max_list_limit;
-    else if (ec == std::errc{} && end == s.data() + s.size() && v != 0)
-      req.limit = static_cast<std::size_t>(std::clamp<long long>(v, 1, max_list_limit));
-  }
+  return filter;
+}
+
+std::size_t read_limit(const query_params& params) {
+  auto it = params.find("limit");
+  if (it == params.end()) return default_list_limit;
+  long long v = 0;
+  auto& s = it->second;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc::result_out_of_range) return s.front() == '-' ? 1 : max_list_limit;
+  if (ec == std::errc{} && end == s.data() + s.size() && v != 0)
+    return static_cast<std::size_t>(std::clamp<long long>(v, 1, max_list_limit));
+  return default_list_limit;
+}
+
+std::optional<list_request> parse_list_request(std::string_view query, std::string& error) {
+  auto params = parse_query(query, error);
+  if (!params) return std::nullopt;
+  auto filter = read_filter(*params, error);
+  if (!filter) return std::nullopt;
+  list_request req{std::move(*filter), read_limit(*params), 0};
   if (auto it = params->find("offset"); it != params->end()) {
     unsigned long long v = 0;
     auto& s = it->second;

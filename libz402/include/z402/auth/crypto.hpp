@@ -12,6 +12,9 @@ std::string sha256_hex(std::string_view data);
 /// (the prefix lets secret scanners recognise a leaked key).
 std::string random_key(std::string_view prefix);
 
+/// HMAC-SHA256 of `data` under `key`: 32 raw bytes.
+std::string hmac_sha256(std::string_view key, std::string_view data);
+
 /// Compares two equal-length strings in time that does not depend on their content.
 bool constant_time_equal(std::string_view a, std::string_view b);
 

@@ -4,6 +4,7 @@
 // and its immutable published form (item) with the pre-serialised JSON a read concatenates.
 // A declaration heartbeat or a paid call changes only the small dynamic tail.
 #include "z402/rules/declaration.hpp"
+#include "z402/search/ranking.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -21,11 +22,13 @@ struct item_content {
   // Filter facts, extracted once (bazaar-wire.md §1: any accepts entry matches).
   std::vector<std::pair<std::string, std::string>> accepts_facts;  // (field, value)
   std::vector<std::string> extensions;
+  search::document doc;        // its terms, for search
 };
 
 using content_ptr = std::shared_ptr<const item_content>;
 
-content_ptr make_content(boost::json::object fields);
+/// `selector` is the item's method or toolName (searchable with the route).
+content_ptr make_content(boost::json::object fields, std::string_view selector);
 
 struct item_record {
   std::string provider;

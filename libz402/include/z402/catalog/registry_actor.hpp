@@ -24,6 +24,8 @@ struct registry_state {
   std::unordered_map<std::string, std::size_t> items_of;  // provider -> how many it lists
   std::size_t bytes = 0;
   std::uint64_t version = 0;
+  bool content_changed = true;  // since the last publication: items added, removed or rewritten
+  std::shared_ptr<const search_index> search;
   coalescer publications;  // at most one snapshot per publish interval
   std::vector<caf::typed_response_promise<bool>> waiting;  // commits not yet visible
 

@@ -7,14 +7,38 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 namespace z402::catalog {
+
+/// The search index of one content version: built on the first search that needs it (by that
+/// reader, never by a writer), then shared by every snapshot with the same content, since
+/// count and lastSeen updates keep each item's content and position.
+class search_index {
+ public:
+  const search::index& get(const item_list& items) const {
+    std::call_once(built_, [&] {
+      std::vector<const search::document*> docs;
+      docs.reserve(items.size());
+      for (auto& it : items) docs.push_back(&it->record().content->doc);
+      index_ = std::make_unique<search::index>(std::move(docs));
+    });
+    return *index_;
+  }
+
+ private:
+  mutable std::once_flag built_;
+  mutable std::unique_ptr<search::index> index_;
+};
 
 struct snapshot {
   std::uint64_t version = 0;
   item_list items;          // listing order
   std::size_t bytes = 0;    // sum of the items' serialised sizes
   std::size_t providers = 0;
+  std::shared_ptr<const search_index> search = std::make_shared<const search_index>();
+
+  const search::index& search_index_of() const { return search->get(items); }
 };
 
 using snapshot_ptr = std::shared_ptr<const snapshot>;

@@ -4,6 +4,7 @@
 #include "z402/auth/keyring.hpp"
 #include "z402/catalog/engine.hpp"
 #include "z402/config/rail_terms.hpp"
+#include "z402/http/search_query.hpp"
 
 #include <boost/beast/http.hpp>
 #include <boost/json/value.hpp>
@@ -23,15 +24,19 @@ using response = bhttp::response<bhttp::string_body>;
 
 /// What the handlers share.
 struct app_state {
+  app_state(catalog::engine& e, auth::key_store& k, config::rail_terms t, bool allow_http, std::string cursor_key)
+      : engine(e), keys(k), terms(std::move(t)), allow_http_resources(allow_http), cursors(std::move(cursor_key)) {}
+
   catalog::engine& engine;
   auth::key_store& keys;
   config::rail_terms terms;
   bool allow_http_resources = false;
+  cursor_signer cursors;  // search cursors, signed with a key made at start
   std::size_t max_writes_in_flight = 1024;  // declarations: CAF mailboxes are unbounded, refuse above this
   std::atomic<std::size_t> writes_in_flight{0};
 };
 
-enum class route { health, resources, declarations, settled, not_found };
+enum class route { health, resources, search, resource, declarations, settled, not_found };
 
 route route_of(std::string_view path);
 
@@ -50,7 +55,7 @@ response error_response(unsigned status, std::string_view code, std::string_view
 std::optional<response> screen(app_state& app, const request_header& req, route r,
                                std::optional<auth::provider_record>& writer);
 
-/// GET /health and GET /discovery/resources.
+/// GET /health, /discovery/resources, /discovery/search and /discovery/resource.
 response handle_read(app_state& app, const request& req, route r);
 
 /// POST /discovery/declarations; `reply` runs once, on the engine's thread or this one.

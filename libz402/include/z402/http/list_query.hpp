@@ -29,6 +29,14 @@ struct list_request {
   std::size_t offset = 0;
 };
 
+using query_params = std::map<std::string, std::string>;
+
+/// The filters shared by list and search (type, payTo, scheme, network, extensions, asset).
+std::optional<list_filter> read_filter(const query_params& params, std::string& error);
+
+/// `limit`: 0 or a non-number means the default; anything else is clamped to 1-1000.
+std::size_t read_limit(const query_params& params);
+
 /// Reads the list parameters; unknown ones are ignored. nullopt with `error` naming the
 /// parameter when one is malformed.
 std::optional<list_request> parse_list_request(std::string_view query, std::string& error);

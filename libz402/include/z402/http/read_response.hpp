@@ -1,0 +1,31 @@
+#pragma once
+// What every catalog read shares: an ETag from the snapshot version and the request, 304
+// when the client already has it, Cache-Control: no-cache, and gzip for bodies over 1 KiB
+// when the client accepts it (the official client does), compressed once per ETag per thread.
+#include "z402/http/handlers.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace z402::http {
+
+constexpr std::size_t gzip_threshold = 1024;
+
+std::string etag_of(std::uint64_t snapshot_version, std::string_view target);
+
+/// Whether If-None-Match names `etag` (or *).
+bool not_modified(const request& req, std::string_view etag);
+
+/// Whether Accept-Encoding accepts gzip (and does not give it q=0).
+bool accepts_gzip(const request& req);
+
+response not_modified_response(std::string_view etag);
+
+/// 200 with the body, the ETag and, when it helps, gzip.
+response read_response(const request& req, std::string_view etag, std::string body);
+
+/// gzip of `body` (the gzip wrapper of RFC 1952).
+std::string gzip(std::string_view body);
+
+}  // namespace z402::http

@@ -1,0 +1,60 @@
+#pragma once
+// BM25F over an item's fields (catalog.md §4, issue 4). A term counts once per field however
+// often it is repeated there, and each field is normalised by its number of distinct terms,
+// so neither repeating nor piling up keywords buys rank.
+#include <boost/json/object.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace z402::search {
+
+enum field : std::size_t { name, route, description, params, tags, unit, mime, field_count };
+
+/// An item as search sees it: the distinct terms of each field, and its origin.
+struct document {
+  std::array<std::vector<std::string>, field_count> terms;  // sorted, distinct
+  std::string origin;
+};
+
+/// The document of a DiscoveryResource's fields; `selector` is its method or toolName.
+document make_document(const boost::json::object& fields, std::string_view selector);
+
+struct hit {
+  std::size_t position;  // in the documents the index was built from
+  double score;
+};
+
+class index {
+ public:
+  /// `docs` in listing order; they must outlive the index.
+  explicit index(std::vector<const document*> docs);
+
+  /// Every document that shares a term with the query, best first; ties keep listing order.
+  std::vector<hit> rank(const std::vector<std::string>& query_terms) const;
+
+  const document& doc(std::size_t position) const { return *docs_[position]; }
+  std::size_t size() const { return docs_.size(); }
+
+ private:
+  struct posting {
+    std::uint32_t doc;
+    std::uint8_t fields;  // bit f: the term is in field f
+  };
+  std::vector<const document*> docs_;
+  std::unordered_map<std::string, std::vector<posting>> postings_;
+  std::vector<std::array<std::uint16_t, field_count>> lengths_;
+  std::array<double, field_count> average_length_{};
+};
+
+/// At most `per_origin` hits of one origin keep their place; the others move to the end, in
+/// their ranked order, never dropped.
+std::vector<hit> spread_origins(const index& idx, std::vector<hit> hits, std::size_t per_origin);
+
+}  // namespace z402::search

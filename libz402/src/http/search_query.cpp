@@ -1,0 +1,174 @@
+#include "z402/http/search_query.hpp"
+
+#include "z402/auth/crypto.hpp"
+#include "z402/rules/text.hpp"
+#include "z402/search/tokenizer.hpp"
+#include "z402/wire/base64.hpp"
+#include "z402/wire/url.hpp"
+
+#include <charconv>
+
+namespace z402::http {
+namespace {
+
+void append_items(std::string& out, const catalog::snapshot& snap, const std::vector<std::size_t>& positions) {
+  bool comma = false;
+  for (auto p : positions) {
+    if (comma) out.push_back(',');
+    out.append(snap.items[p]->json());
+    comma = true;
+  }
+}
+
+std::string fingerprint_of(std::string_view query, const list_filter& f) {
+  std::string basis{query};
+  for (auto* part : {&f.type, &f.pay_to, &f.scheme, &f.network, &f.extension, &f.asset}) basis += '\x1f' + *part;
+  return auth::sha256_hex(basis).substr(0, 32);
+}
+
+bool is_blank(std::string_view s) {
+  return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+}  // namespace
+
+std::string cursor_signer::issue(std::size_t offset, std::string_view fingerprint, std::int64_t now_ms) const {
+  auto payload = std::to_string(offset) + ":" + std::to_string(now_ms) + ":" + std::string{fingerprint};
+  return wire::base64url_encode(payload) + "." + wire::base64url_encode(auth::hmac_sha256(key_, payload));
+}
+
+std::optional<std::size_t> cursor_signer::redeem(std::string_view cursor, std::string_view fingerprint,
+                                                 std::int64_t now_ms, std::string& why) const {
+  auto dot = cursor.find('.');
+  auto payload = dot == std::string_view::npos ? std::nullopt : wire::base64url_decode(cursor.substr(0, dot));
+  auto mac = dot == std::string_view::npos ? std::nullopt : wire::base64url_decode(cursor.substr(dot + 1));
+  if (!payload || !mac || !auth::constant_time_equal(*mac, auth::hmac_sha256(key_, *payload))) {
+    why = "the cursor is not one this server issued";
+    return std::nullopt;
+  }
+  auto first = payload->find(':'), second = payload->find(':', first + 1);
+  std::size_t offset = 0;
+  std::int64_t issued = 0;
+  std::from_chars(payload->data(), payload->data() + first, offset);
+  std::from_chars(payload->data() + first + 1, payload->data() + second, issued);
+  if (std::string_view{*payload}.substr(second + 1) != fingerprint) {
+    why = "the cursor belongs to another query or other filters";
+    return std::nullopt;
+  }
+  if (now_ms - issued > cursor_lifetime_ms || issued - now_ms > 60'000) {
+    why = "the cursor has expired (cursors are valid 15 minutes); search again";
+    return std::nullopt;
+  }
+  return offset;
+}
+
+std::optional<search_request> parse_search_request(std::string_view query_string, const cursor_signer& cursors,
+                                                   std::int64_t now_ms, query_error& error) {
+  std::string why;
+  auto params = parse_query(query_string, why);
+  if (!params) {
+    error = {"invalid_filter", why};
+    return std::nullopt;
+  }
+  auto q = params->find("query");
+  if (q == params->end() || is_blank(q->second)) {
+    error = {"query_required", "parameter query is required: the words to search for"};
+    return std::nullopt;
+  }
+  if (rules::utf8_length(q->second) > max_query_chars) {
+    error = {"invalid_filter", "parameter query may be at most " + std::to_string(max_query_chars) + " characters"};
+    return std::nullopt;
+  }
+  auto filter = read_filter(*params, why);
+  if (!filter) {
+    error = {"invalid_filter", why};
+    return std::nullopt;
+  }
+  search_request req{q->second, std::move(*filter), read_limit(*params), 0, {}};
+  req.fingerprint = fingerprint_of(req.query, req.filter);
+  if (auto c = params->find("cursor"); c != params->end()) {
+    auto offset = cursors.redeem(c->second, req.fingerprint, now_ms, why);
+    if (!offset) {
+      error = {"invalid_cursor", why};
+      return std::nullopt;
+    }
+    req.offset = *offset;
+  }
+  return req;
+}
+
+std::string render_search(const catalog::snapshot& snap, const search_request& req, const cursor_signer& cursors,
+                          std::int64_t now_ms) {
+  auto& idx = snap.search_index_of();
+  auto hits = idx.rank(search::tokenize(req.query));
+  std::erase_if(hits, [&](const search::hit& h) { return !req.filter.matches(*snap.items[h.position]); });
+  hits = search::spread_origins(idx, std::move(hits), results_per_origin);
+  std::vector<std::size_t> page;
+  for (std::size_t i = req.offset; i < hits.size() && page.size() < req.limit; ++i) page.push_back(hits[i].position);
+  std::string out = R"({"x402Version":2,"resources":[)";
+  append_items(out, snap, page);
+  out.append(R"(],"partialResults":false,"pagination":{"limit":)").append(std::to_string(req.limit));
+  auto next = req.offset + req.limit;
+  if (next < hits.size())
+    out.append(R"(,"cursor":")").append(cursors.issue(next, req.fingerprint, now_ms)).append("\"}}");
+  else
+    out.append(R"(,"cursor":null}})");
+  return out;
+}
+
+std::optional<std::string> render_resource(const catalog::snapshot& snap, std::string_view query_string,
+                                           query_error& error) {
+  std::string why;
+  auto params = parse_query(query_string, why);
+  if (!params) {
+    error = {"invalid_filter", why};
+    return std::nullopt;
+  }
+  auto param = [&](const char* name) -> const std::string* {
+    auto it = params->find(name);
+    return it == params->end() || it->second.empty() ? nullptr : &it->second;
+  };
+  auto* type = param("type");
+  if (!type || (*type != "http" && *type != "mcp")) {
+    error = {"invalid_filter", "parameter type is required: http or mcp"};
+    return std::nullopt;
+  }
+  auto* url = param("url");
+  if (!url) {
+    error = {"invalid_filter", "parameter url is required"};
+    return std::nullopt;
+  }
+  auto parts = wire::parse_absolute_url(*url, why);
+  if (!parts) {
+    error = {"invalid_filter", "parameter url " + why};
+    return std::nullopt;
+  }
+  std::string selector;
+  if (*type == "mcp") {
+    auto* tool = param("toolName");
+    if (!tool) {
+      error = {"invalid_filter", "parameter toolName is required for type=mcp"};
+      return std::nullopt;
+    }
+    selector = *tool;
+  } else {
+    auto* method = param("method");
+    selector = method ? *method : "GET";  // an item's method is GET unless it says otherwise
+  }
+  auto resource = wire::canonical_resource(*parts, std::nullopt);
+  std::vector<std::size_t> found;
+  for (std::size_t i = 0; i < snap.items.size(); ++i) {
+    auto& id = snap.items[i]->record().identity;
+    if (id.resource == resource && id.selector == selector && id.type == *type) found.push_back(i);
+  }
+  if (found.empty()) {
+    error = {"not_found", "no provider lists " + *type + " " + resource + " " + selector};
+    return std::nullopt;
+  }
+  std::string out = R"({"x402Version":2,"resources":[)";
+  append_items(out, snap, found);
+  out.append("]}");
+  return out;
+}
+
+}  // namespace z402::http

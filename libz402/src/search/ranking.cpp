@@ -1,0 +1,135 @@
+#include "z402/search/ranking.hpp"
+
+#include "z402/search/tokenizer.hpp"
+#include "z402/wire/json.hpp"
+#include "z402/wire/url.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace z402::search {
+namespace {
+
+// Field weights and length normalisation: the route and name say most about what an item
+// does; a description may be long, so its length counts most.
+constexpr std::array<double, field_count> weight{3.0, 3.0, 2.0, 2.0, 1.0, 1.0, 1.0};
+constexpr std::array<double, field_count> length_norm{0.3, 0.3, 0.75, 0.3, 0.5, 0.0, 0.0};
+constexpr double k1 = 1.2;
+
+void add_terms(std::vector<std::string>& into, std::string_view text) {
+  auto more = tokenize(text);
+  into.insert(into.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+}
+
+void add_keys(std::vector<std::string>& into, const boost::json::value* v) {
+  if (auto* obj = v ? v->if_object() : nullptr)
+    for (auto& kv : *obj) add_terms(into, kv.key());
+}
+
+const boost::json::value* at_path(const boost::json::object& root, std::initializer_list<const char*> path) {
+  const boost::json::value* v = nullptr;
+  const boost::json::object* o = &root;
+  for (auto key : path) {
+    if (!o) return nullptr;
+    v = o->if_contains(key);
+    if (!v) return nullptr;
+    o = v->if_object();
+  }
+  return v;
+}
+
+// Input parameter names: from the example input and from the schema of the input.
+void add_parameters(std::vector<std::string>& into, const boost::json::object& fields) {
+  auto* bazaar = at_path(fields, {"extensions", "bazaar"});
+  auto* b = bazaar ? bazaar->if_object() : nullptr;
+  if (!b) return;
+  for (auto part : {"queryParams", "body", "pathParams"}) {
+    add_keys(into, at_path(*b, {"info", "input", part}));
+    add_keys(into, at_path(*b, {"schema", "properties", "input", "properties", part, "properties"}));
+  }
+  add_keys(into, at_path(*b, {"info", "input", "inputSchema", "properties"}));
+}
+
+void sort_distinct(std::vector<std::string>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+}  // namespace
+
+document make_document(const boost::json::object& fields, std::string_view selector) {
+  document d;
+  auto text = [&](const char* key) -> std::string_view {
+    auto* s = wire::find_string(fields, key);
+    return s ? std::string_view{*s} : std::string_view{};
+  };
+  add_terms(d.terms[name], text("serviceName"));
+  std::string reason;
+  if (auto url = wire::parse_absolute_url(text("resource"), reason)) {
+    d.origin = wire::origin_of(*url);
+    add_terms(d.terms[route], url->host);
+    add_terms(d.terms[route], url->path);
+  }
+  add_terms(d.terms[route], selector);
+  add_terms(d.terms[description], text("description"));
+  add_parameters(d.terms[params], fields);
+  if (auto* t = fields.if_contains("tags"); t && t->is_array())
+    for (auto& tag : t->as_array())
+      if (tag.is_string()) add_terms(d.terms[tags], tag.as_string());
+  if (auto* u = at_path(fields, {"extensions", "z402", "unit"}); u && u->is_string()) add_terms(d.terms[unit], u->as_string());
+  add_terms(d.terms[mime], text("mimeType"));
+  for (auto& terms : d.terms) sort_distinct(terms);
+  return d;
+}
+
+index::index(std::vector<const document*> docs) : docs_(std::move(docs)) {
+  lengths_.resize(docs_.size());
+  for (std::uint32_t i = 0; i < docs_.size(); ++i) {
+    std::unordered_map<std::string_view, std::uint8_t> masks;
+    for (std::size_t f = 0; f < field_count; ++f) {
+      lengths_[i][f] = static_cast<std::uint16_t>(std::min<std::size_t>(docs_[i]->terms[f].size(), 65535));
+      average_length_[f] += lengths_[i][f];
+      for (auto& t : docs_[i]->terms[f]) masks[t] |= static_cast<std::uint8_t>(1u << f);
+    }
+    for (auto& [term, mask] : masks) postings_[std::string{term}].push_back({i, mask});
+  }
+  for (auto& a : average_length_) a = docs_.empty() ? 1.0 : std::max(1.0, a / docs_.size());
+}
+
+std::vector<hit> index::rank(const std::vector<std::string>& query_terms) const {
+  std::vector<std::string> distinct = query_terms;
+  sort_distinct(distinct);
+  std::unordered_map<std::uint32_t, double> scores;
+  const double n = static_cast<double>(docs_.size());
+  for (auto& term : distinct) {
+    auto found = postings_.find(term);
+    if (found == postings_.end()) continue;
+    const double df = static_cast<double>(found->second.size());
+    const double idf = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
+    for (auto& p : found->second) {
+      double wtf = 0;
+      for (std::size_t f = 0; f < field_count; ++f)
+        if (p.fields & (1u << f))
+          wtf += weight[f] / (1.0 - length_norm[f] + length_norm[f] * lengths_[p.doc][f] / average_length_[f]);
+      scores[p.doc] += idf * wtf * (k1 + 1.0) / (k1 + wtf);
+    }
+  }
+  std::vector<hit> hits;
+  hits.reserve(scores.size());
+  for (auto& [doc, score] : scores) hits.push_back({doc, score});
+  std::sort(hits.begin(), hits.end(), [](const hit& a, const hit& b) {
+    return a.score != b.score ? a.score > b.score : a.position < b.position;
+  });
+  return hits;
+}
+
+std::vector<hit> spread_origins(const index& idx, std::vector<hit> hits, std::size_t per_origin) {
+  std::unordered_map<std::string_view, std::size_t> seen;
+  std::vector<hit> kept, moved;
+  kept.reserve(hits.size());
+  for (auto& h : hits) (++seen[idx.doc(h.position).origin] <= per_origin ? kept : moved).push_back(h);
+  kept.insert(kept.end(), moved.begin(), moved.end());
+  return kept;
+}
+
+}  // namespace z402::search
