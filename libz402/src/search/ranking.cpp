@@ -15,6 +15,10 @@ namespace {
 constexpr std::array<double, field_count> weight{3.0, 3.0, 2.0, 2.0, 1.0, 1.0, 1.0};
 constexpr std::array<double, field_count> length_norm{0.3, 0.3, 0.75, 0.3, 0.5, 0.0, 0.0};
 constexpr double k1 = 1.2;
+// Below this share of distinct terms a field counts as stuffed, and the whole listing's weight
+// falls with the square of the share: stuffing one field must not let the others win.
+constexpr double honest_distinct_share = 0.7;
+constexpr std::size_t judged_length = 4;  // shorter fields are too short to judge
 
 void add_terms(std::vector<std::string>& into, std::string_view text) {
   auto more = tokenize(text);
@@ -78,22 +82,33 @@ document make_document(const boost::json::object& fields, std::string_view selec
       if (tag.is_string()) add_terms(d.terms[tags], tag.as_string());
   if (auto* u = at_path(fields, {"extensions", "z402", "unit"}); u && u->is_string()) add_terms(d.terms[unit], u->as_string());
   add_terms(d.terms[mime], text("mimeType"));
-  for (auto& terms : d.terms) sort_distinct(terms);
+  for (std::size_t f = 0; f < field_count; ++f) {
+    d.length[f] = static_cast<std::uint16_t>(std::min<std::size_t>(d.terms[f].size(), 65535));
+    sort_distinct(d.terms[f]);
+  }
   return d;
 }
 
 index::index(std::vector<const document*> docs) : docs_(std::move(docs)) {
-  lengths_.resize(docs_.size());
+  std::array<double, field_count> average{};
+  for (auto* d : docs_)
+    for (std::size_t f = 0; f < field_count; ++f) average[f] += d->length[f];
+  for (auto& a : average) a = docs_.empty() ? 1.0 : std::max(1.0, a / docs_.size());
+  field_weight_.resize(docs_.size());
   for (std::uint32_t i = 0; i < docs_.size(); ++i) {
+    auto& d = *docs_[i];
+    double honesty = 1.0;
+    for (std::size_t f = 0; f < field_count; ++f)
+      if (d.length[f] >= judged_length)
+        honesty = std::min(honesty, static_cast<double>(d.terms[f].size()) / d.length[f] / honest_distinct_share);
     std::unordered_map<std::string_view, std::uint8_t> masks;
     for (std::size_t f = 0; f < field_count; ++f) {
-      lengths_[i][f] = static_cast<std::uint16_t>(std::min<std::size_t>(docs_[i]->terms[f].size(), 65535));
-      average_length_[f] += lengths_[i][f];
-      for (auto& t : docs_[i]->terms[f]) masks[t] |= static_cast<std::uint8_t>(1u << f);
+      double norm = 1.0 - length_norm[f] + length_norm[f] * d.length[f] / average[f];
+      field_weight_[i][f] = static_cast<float>(weight[f] * honesty * honesty / norm);
+      for (auto& t : d.terms[f]) masks[t] |= static_cast<std::uint8_t>(1u << f);
     }
     for (auto& [term, mask] : masks) postings_[std::string{term}].push_back({i, mask});
   }
-  for (auto& a : average_length_) a = docs_.empty() ? 1.0 : std::max(1.0, a / docs_.size());
 }
 
 std::vector<hit> index::rank(const std::vector<std::string>& query_terms) const {
@@ -109,8 +124,7 @@ std::vector<hit> index::rank(const std::vector<std::string>& query_terms) const 
     for (auto& p : found->second) {
       double wtf = 0;
       for (std::size_t f = 0; f < field_count; ++f)
-        if (p.fields & (1u << f))
-          wtf += weight[f] / (1.0 - length_norm[f] + length_norm[f] * lengths_[p.doc][f] / average_length_[f]);
+        if (p.fields & (1u << f)) wtf += field_weight_[p.doc][f];
       scores[p.doc] += idf * wtf * (k1 + 1.0) / (k1 + wtf);
     }
   }

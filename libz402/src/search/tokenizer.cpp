@@ -59,9 +59,11 @@ bool is_word_char(char32_t cp) {
   return true;
 }
 
+bool is_greek_upper_with_tonos(char32_t cp) { return cp == 0x386 || (cp >= 0x388 && cp <= 0x38F && cp != 0x38B && cp != 0x38D); }
+
 bool is_upper(char32_t cp) {
   return (cp >= 'A' && cp <= 'Z') || (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) || (cp >= 0x391 && cp <= 0x3A9) ||
-         (cp >= 0x400 && cp <= 0x42F);
+         is_greek_upper_with_tonos(cp) || (cp >= 0x400 && cp <= 0x42F);
 }
 
 char32_t fold(char32_t cp) {
@@ -69,6 +71,10 @@ char32_t fold(char32_t cp) {
   if (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) return cp + 32;  // Latin-1
   if (cp >= 0x100 && cp <= 0x17F) return cp | 1;                // Latin Extended-A pairs (upper even)
   if (cp >= 0x391 && cp <= 0x3A9) return cp + 32;                // Greek
+  if (cp == 0x386) return 0x3AC;
+  if (cp >= 0x388 && cp <= 0x38A) return cp + 37;
+  if (cp == 0x38C) return 0x3CC;
+  if (cp == 0x38E || cp == 0x38F) return cp + 63;
   if (cp >= 0x410 && cp <= 0x42F) return cp + 32;                // Cyrillic
   if (cp >= 0x400 && cp <= 0x40F) return cp + 80;
   return cp;
@@ -109,10 +115,18 @@ std::string stem(std::string w) {
 std::vector<std::string> tokenize(std::string_view text) {
   std::vector<std::string> out;
   std::string word;
+  std::size_t letters = 0;     // code points in `word`
+  std::size_t last_start = 0;  // byte offset of the last code point in `word`
   char32_t previous = 0;
   auto flush = [&] {
     if (!word.empty() && !is_stopword(word)) out.push_back(stem(std::move(word)));
     word.clear();
+    letters = 0;
+  };
+  auto append = [&](char32_t cp) {
+    last_start = word.size();
+    append_utf8(word, fold(cp));
+    ++letters;
   };
   for (std::size_t i = 0; i < text.size();) {
     auto cp = next_code_point(text, i);
@@ -124,15 +138,17 @@ std::vector<std::string> tokenize(std::string_view text) {
     // camelCase: a capital after a small letter starts a new word; so does the last capital of
     // a run followed by a small letter (HTTPServer -> http server).
     bool upper = is_upper(cp);
-    if (upper && previous && !is_upper(previous) && fold(previous) == previous && !(previous >= '0' && previous <= '9'))
+    bool previous_small = previous && !is_upper(previous) && !(previous >= '0' && previous <= '9');
+    if (upper && previous_small) flush();
+    if (!upper && previous && is_upper(previous) && letters > 1) {
+      std::string last = word.substr(last_start);
+      word.resize(last_start);
       flush();
-    if (!upper && previous && is_upper(previous) && word.size() > 1) {
-      auto last = word.back();
-      word.pop_back();
-      flush();
-      word.push_back(last);
+      word = std::move(last);
+      letters = 1;
+      last_start = 0;
     }
-    append_utf8(word, fold(cp));
+    append(cp);
     previous = cp;
   }
   flush();

@@ -1,7 +1,8 @@
 #pragma once
 // BM25F over an item's fields (catalog.md §4, issue 4). A term counts once per field however
-// often it is repeated there, and each field is normalised by its number of distinct terms,
-// so neither repeating nor piling up keywords buys rank.
+// often it is repeated there; a field is normalised by its length with the repeats, and a field
+// that is mostly repeats (keyword stuffing) loses weight: neither repeating nor piling up
+// keywords buys rank.
 #include <boost/json/object.hpp>
 
 #include <array>
@@ -20,6 +21,7 @@ enum field : std::size_t { name, route, description, params, tags, unit, mime, f
 /// An item as search sees it: the distinct terms of each field, and its origin.
 struct document {
   std::array<std::vector<std::string>, field_count> terms;  // sorted, distinct
+  std::array<std::uint16_t, field_count> length{};           // terms with their repeats
   std::string origin;
 };
 
@@ -49,8 +51,7 @@ class index {
   };
   std::vector<const document*> docs_;
   std::unordered_map<std::string, std::vector<posting>> postings_;
-  std::vector<std::array<std::uint16_t, field_count>> lengths_;
-  std::array<double, field_count> average_length_{};
+  std::vector<std::array<float, field_count>> field_weight_;  // weight / length normalisation, per doc
 };
 
 /// At most `per_origin` hits of one origin keep their place; the others move to the end, in

@@ -1,0 +1,327 @@
+#define CAF_SUITE search
+#include "test.hpp"
+
+#include "fixtures.hpp"
+#include "z402/catalog/snapshot.hpp"
+#include "z402/http/search_query.hpp"
+#include "z402/search/ranking.hpp"
+#include "z402/search/tokenizer.hpp"
+
+#include <set>
+
+using namespace z402;
+using boost::json::array;
+using boost::json::object;
+
+namespace {
+
+struct listing {
+  const char* name;
+  const char* url;
+  const char* description;
+  std::vector<const char*> tags;
+  const char* unit;
+  std::vector<const char*> params;
+  const char* method = "GET";
+};
+
+// A realistic catalog: several services per kind, different wording, and keyword stuffers.
+const std::vector<listing> catalog_rows = {
+    {"Current weather", "https://wx.example.com/v1/current", "Current weather conditions for a city: temperature, wind, humidity and sky.", {"weather"}, "call", {"city"}},
+    {"Weather forecast", "https://wx.example.com/v1/forecast", "Daily weather forecast for up to 7 days ahead for any location.", {"weather", "forecast"}, "call", {"city", "days"}},
+    {"Historical weather", "https://climate.example.org/history", "Observations of past days for a station and date range, back to 1950, as CSV or JSON.", {"weather", "history"}, "call", {"station", "date"}},
+    {"Marine conditions", "https://sea.example.net/marine", "Wave height, sea temperature and tides for coastal points.", {"ocean"}, "call", {"lat", "lon"}},
+    {"URL to markdown", "https://markdown.example.com/v1/markdown", "Fetches one public web page and returns its main content as clean markdown.", {"web", "markdown", "scrape"}, "page", {"url"}},
+    {"HTML cleaner", "https://tidy.example.com/clean", "Strips scripts, ads and navigation from raw HTML you send.", {"html"}, "call", {"html"}, "POST"},
+    {"Site crawler", "https://crawl.example.io/crawl", "Crawls a whole website and lists its pages and links.", {"crawl", "links"}, "site", {"startUrl", "maxPages"}},
+    {"Screenshot", "https://shots.example.com/capture", "Takes a PNG screenshot of a web page at a given viewport.", {"screenshot", "browser"}, "image", {"url", "width"}},
+    {"Text translation", "https://lingo.example.com/translate", "Translates text between 40 languages, for example English to French or Spanish.", {"translation", "language"}, "char", {"text", "targetLanguage"}, "POST"},
+    {"Document translation", "https://lingo.example.com/documents", "Translates whole DOCX and PDF documents and keeps their layout.", {"translation", "documents"}, "page", {"file", "targetLanguage"}, "POST"},
+    {"Language detection", "https://lingo.example.com/detect", "Detects which language a text is written in.", {"language"}, "call", {"text"}, "POST"},
+    {"Transliteration", "https://scripts.example.org/translit", "Converts text between writing systems such as Cyrillic and Latin.", {"scripts"}, "call", {"text"}},
+    {"Image OCR", "https://ocr.example.com/v2/image", "Optical character recognition: extracts printed and handwritten text from images and scans.", {"ocr", "vision"}, "image", {"imageUrl"}, "POST"},
+    {"Receipt reader", "https://ocr.example.com/v2/receipt", "Reads totals, merchant and line items from photos of receipts.", {"receipts", "ocr"}, "image", {"imageUrl"}, "POST"},
+    {"PDF to text", "https://docs.example.net/pdf/text", "Extracts the text of a PDF file, page by page.", {"pdf", "documents"}, "page", {"pdfUrl"}, "POST"},
+    {"Sentiment analysis", "https://nlp.example.com/sentiment", "Classifies the sentiment of a review or comment as positive, negative or neutral.", {"nlp", "sentiment"}, "call", {"text"}, "POST"},
+    {"Emotion detector", "https://feel.example.io/emotions", "Scores joy, anger, fear and sadness in short messages.", {"nlp", "emotion"}, "call", {"message"}, "POST"},
+    {"Toxicity filter", "https://safe.example.com/toxicity", "Flags insults, threats and hate speech in user comments.", {"moderation"}, "call", {"comment"}, "POST"},
+    {"Image generation", "https://pixels.example.com/generate", "Generates an image from a text prompt, in several styles and sizes.", {"image", "generative"}, "image", {"prompt", "size"}, "POST"},
+    {"Logo maker", "https://brand.example.com/logo", "Designs a simple vector logo for a company name.", {"logo", "design"}, "image", {"companyName"}, "POST"},
+    {"Background removal", "https://pixels.example.com/remove-bg", "Removes the background from a photo and returns a transparent PNG.", {"image", "photo"}, "image", {"imageUrl"}, "POST"},
+    {"Image upscaler", "https://pixels.example.com/upscale", "Upscales a low resolution photo to 4x its size.", {"image"}, "image", {"imageUrl", "factor"}, "POST"},
+    {"Web search", "https://find.example.com/search", "Searches the web and returns ranked results with titles, snippets and links.", {"search", "web"}, "query", {"q", "count"}},
+    {"News search", "https://news.example.com/search", "Searches recent news articles from thousands of outlets.", {"news", "search"}, "query", {"q", "since"}},
+    {"Headlines", "https://news.example.com/headlines", "Latest top headlines by country and category.", {"news"}, "call", {"country", "category"}},
+    {"Geocoding", "https://geo.example.com/geocode", "Converts a street address into latitude and longitude coordinates.", {"geocoding", "maps"}, "call", {"address"}},
+    {"Reverse geocoding", "https://geo.example.com/reverse", "Finds the nearest street address for latitude and longitude coordinates.", {"geocoding", "maps"}, "call", {"lat", "lon"}},
+    {"Routing", "https://geo.example.com/route", "Driving, cycling and walking directions between two places.", {"maps", "directions"}, "call", {"from", "to", "mode"}},
+    {"IP location", "https://ipinfo.example.net/ip", "City, country and network of an IP address.", {"ip", "geolocation"}, "call", {"ip"}},
+    {"Summarizer", "https://brief.example.com/summarize", "Summarizes long documents and articles into a few sentences.", {"summarization", "nlp"}, "call", {"text", "length"}, "POST"},
+    {"Meeting notes", "https://brief.example.com/meeting", "Turns a meeting transcript into action items and decisions.", {"meetings"}, "call", {"transcript"}, "POST"},
+    {"Keyword extractor", "https://nlp.example.com/keywords", "Extracts the key phrases of a text.", {"nlp"}, "call", {"text"}, "POST"},
+    {"Speech to text", "https://voice.example.com/transcribe", "Transcribes audio recordings to text with timestamps and speakers.", {"speech", "audio", "transcription"}, "minute", {"audioUrl", "language"}, "POST"},
+    {"Text to speech", "https://voice.example.com/speak", "Reads text aloud: converts text to natural speech audio in many voices.", {"speech", "audio", "tts"}, "char", {"text", "voice"}, "POST"},
+    {"Podcast clipper", "https://voice.example.com/clips", "Finds the best moments of a podcast episode.", {"podcast"}, "minute", {"episodeUrl"}, "POST"},
+    {"Currency converter", "https://fx.example.com/convert", "Converts money between currencies at current exchange rates, e.g. dollars to euros.", {"currency", "finance"}, "call", {"from", "to", "amount"}},
+    {"Exchange rate history", "https://fx.example.com/history", "Daily exchange rates of a currency pair since 1999.", {"currency", "finance"}, "call", {"pair", "date"}},
+    {"Stock quotes", "https://market.example.com/quote", "Real-time stock price quote for a ticker symbol.", {"stocks", "finance"}, "call", {"symbol"}},
+    {"Crypto prices", "https://market.example.com/crypto", "Spot prices of cryptocurrencies such as ZEC and BTC.", {"crypto", "finance"}, "call", {"coin"}},
+    {"Email validator", "https://mailcheck.example.com/validate", "Checks whether an email address is valid and its mailbox exists.", {"email", "validation"}, "call", {"email"}},
+    {"Phone lookup", "https://telco.example.com/lookup", "Carrier, line type and country of a phone number.", {"phone"}, "call", {"number"}},
+    {"QR code generator", "https://qr.example.com/make", "Makes a QR code image for a link or any text.", {"qr", "image"}, "call", {"data", "size"}},
+    {"Barcode reader", "https://qr.example.com/read", "Decodes QR codes and barcodes from a photo.", {"barcode", "qr"}, "image", {"imageUrl"}, "POST"},
+    {"World clock", "https://time.example.com/now", "Current local time and timezone offset for any city.", {"time", "timezone"}, "call", {"city"}},
+    {"Holiday calendar", "https://time.example.com/holidays", "Public holidays of a country for a year.", {"calendar"}, "call", {"country", "year"}},
+    {"DNS lookup", "https://netdiag.example.com/dns", "Looks up DNS records (A, AAAA, MX, TXT) of a domain.", {"dns", "network"}, "call", {"domain", "type"}},
+    {"WHOIS", "https://netdiag.example.com/whois", "Registration details of a domain name.", {"domain"}, "call", {"domain"}},
+    {"Uptime check", "https://netdiag.example.com/ping", "Checks whether a URL responds and how fast.", {"monitoring"}, "call", {"url"}},
+    {"Text embeddings", "https://vec.example.com/embed", "Embeds sentences into vectors for semantic search and clustering.", {"embeddings", "vectors"}, "call", {"texts"}, "POST"},
+    {"Reranker", "https://vec.example.com/rerank", "Reorders search results by relevance to a query.", {"search", "ranking"}, "call", {"query", "documents"}, "POST"},
+    {"Code formatter", "https://devtools.example.com/format", "Formats source code in 20 programming languages.", {"code"}, "call", {"code", "language"}, "POST"},
+    {"Regex tester", "https://devtools.example.com/regex", "Tests a regular expression against sample strings.", {"code", "regex"}, "call", {"pattern", "input"}, "POST"},
+    {"JSON validator", "https://devtools.example.com/json-schema", "Validates a JSON document against a JSON Schema.", {"json", "validation"}, "call", {"document", "schema"}, "POST"},
+    {"Unit converter", "https://calc.example.com/units", "Converts lengths, weights and temperatures between units.", {"units"}, "call", {"value", "from", "to"}},
+    {"Nutrition facts", "https://food.example.com/nutrition", "Calories and nutrients of a food or a recipe.", {"food", "health"}, "call", {"food"}},
+    {"Recipe finder", "https://food.example.com/recipes", "Finds recipes from the ingredients you have.", {"food", "cooking"}, "call", {"ingredients"}},
+    {"Flight status", "https://travel.example.com/flights", "Live status and delays of a flight number.", {"travel", "flights"}, "call", {"flight"}},
+    {"Hotel search", "https://travel.example.com/hotels", "Searches hotel availability and prices in a city.", {"travel", "hotels"}, "call", {"city", "checkin"}},
+    {"Air quality", "https://air.example.org/aqi", "Air quality index and pollutants near a location.", {"air", "environment"}, "call", {"lat", "lon"}},
+    {"Company lookup", "https://biz.example.com/company", "Company profile, industry and size from a domain.", {"companies"}, "call", {"domain"}},
+    {"Plagiarism check", "https://write.example.com/plagiarism", "Checks a text for copied passages from the web.", {"writing"}, "call", {"text"}, "POST"},
+    {"Grammar fixer", "https://write.example.com/grammar", "Corrects grammar and spelling in English text.", {"writing", "grammar"}, "call", {"text"}, "POST"},
+    // Keyword stuffers: every popular word in the text, repeated.
+    {"Best API", "https://stuffed.example.com/all", "weather forecast markdown web page translate translation French OCR text image sentiment review positive generate image cat prompt search web geocode address latitude longitude summarize document transcribe audio speech currency dollars euros stock price email QR time Tokyo DNS news embeddings background photo", {"weather", "markdown", "ocr", "image", "search"}, "call", {"anything"}},
+    {"Weather weather", "https://spam.example.com/weather", "weather weather weather weather weather weather weather weather weather weather weather forecast forecast forecast Lisbon Lisbon Berlin", {"weather", "forecast"}, "call", {"q"}},
+    {"Markdown Markdown Markdown", "https://spam.example.com/md", "markdown markdown markdown markdown web web web page page page turn into convert", {"markdown"}, "call", {"q"}},
+    {"AI everything", "https://spam.example.net/ai", "AI translate summarize transcribe OCR sentiment generate search geocode convert currency stock email QR DNS news embed format regex", {"ai"}, "call", {"input"}},
+};
+
+object fields_of(const listing& row) {
+  object query;
+  for (auto p : row.params) query[p] = "example";
+  object input{{"type", "http"}, {"method", row.method}};
+  input[std::string_view{row.method} == "GET" ? "queryParams" : "body"] = query;
+  array tags;
+  for (auto t : row.tags) tags.push_back(boost::json::string(t));
+  return {{"resource", row.url},
+          {"type", "http"},
+          {"x402Version", 2},
+          {"accepts", array{test::accepts_entry(config::default_rail_terms())}},
+          {"description", row.description},
+          {"serviceName", row.name},
+          {"tags", tags},
+          {"extensions", {{"bazaar", {{"info", {{"input", input}}}, {"schema", object{}}}}, {"z402", {{"unit", row.unit}}}}}};
+}
+
+catalog::snapshot snapshot_of(const std::vector<listing>& rows) {
+  catalog::snapshot s;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    catalog::item_record r;
+    r.provider = "p";
+    r.content = catalog::make_content(fields_of(rows[i]), rows[i].method);
+    r.identity = {"http", rows[i].url, rows[i].method};
+    r.seq = i + 1;
+    s.items.push_back(catalog::make_item(std::move(r), 0));
+  }
+  return s;
+}
+
+std::vector<std::string> ranked_urls(const catalog::snapshot& s, std::string_view query) {
+  auto& idx = s.search_index_of();
+  std::vector<std::string> out;
+  for (auto& h : search::spread_origins(idx, idx.rank(search::tokenize(query)), http::results_per_origin))
+    out.push_back(s.items[h.position]->record().identity.resource);
+  return out;
+}
+
+}  // namespace
+
+CAF_TEST(the tokenizer splits identifiers and folds case) {
+  CAF_CHECK_EQUAL(search::tokenize("WEATHER Weather weather").size(), 3u);
+  auto upper = search::tokenize("WEATHER"), lower = search::tokenize("weather");
+  CAF_CHECK_EQUAL(upper, lower);
+  auto camel = search::tokenize("getWeatherByCity");
+  CAF_REQUIRE_EQUAL(camel.size(), 2u);
+  CAF_CHECK_EQUAL(camel[0], search::stem("weather"));
+  CAF_CHECK_EQUAL(camel[1], search::stem("city"));
+  auto acronym = search::tokenize("HTTPServer");
+  CAF_REQUIRE_EQUAL(acronym.size(), 2u);
+  CAF_CHECK_EQUAL(acronym[0], "http");
+  CAF_CHECK_EQUAL(acronym[1], search::stem("server"));
+  // "get", "by" and "to" are stopwords.
+  CAF_CHECK_EQUAL(search::tokenize("snake_case kebab-case path/to.file").size(), 6u);
+}
+
+CAF_TEST(the tokenizer is Unicode aware) {
+  auto t = search::tokenize("Über Café — ΚΑΦΈ, Москва!");
+  CAF_REQUIRE_EQUAL(t.size(), 4u);
+  CAF_CHECK_EQUAL(t[0], "über");
+  CAF_CHECK_EQUAL(t[1], "café");
+  auto cyrillic_upper = search::tokenize("МОСКВА"), cyrillic_lower = search::tokenize("москва");
+  CAF_CHECK_EQUAL(cyrillic_upper, cyrillic_lower);
+  CAF_CHECK(search::tokenize("\xff\xfe broken").size() == 1u);
+  CAF_CHECK(search::tokenize("😀 🚀").empty());
+}
+
+CAF_TEST(stopwords and stems) {
+  CAF_CHECK(search::tokenize("what is the").empty());
+  CAF_CHECK_EQUAL(search::stem("translation"), search::stem("translate"));
+  CAF_CHECK_EQUAL(search::stem("images"), search::stem("image"));
+  CAF_CHECK_EQUAL(search::stem("summarization"), search::stem("summarize"));
+  CAF_CHECK_EQUAL(search::stem("generating"), search::stem("generate"));
+  CAF_CHECK_EQUAL(search::stem("cities"), search::stem("city"));
+  CAF_CHECK_NOT_EQUAL(search::stem("weather"), search::stem("wealth"));
+}
+
+CAF_TEST(a repeated word buys no rank and stuffing costs rank) {
+  std::vector<listing> rows = {
+      {"Forecasts", "https://a.example.com/x", "Weather forecast for a city.", {}, "call", {}},
+      {"Forecasts", "https://b.example.com/x", "Weather weather weather weather forecast for a city.", {}, "call", {}},
+  };
+  auto s = snapshot_of(rows);
+  auto& idx = s.search_index_of();
+  auto hits = idx.rank(search::tokenize("weather forecast"));
+  CAF_REQUIRE_EQUAL(hits.size(), 2u);
+  CAF_CHECK_EQUAL(hits[0].position, 0u);
+  CAF_CHECK_GREATER(hits[0].score, hits[1].score);
+  // Two equal documents tie, and ties keep list order.
+  auto same = snapshot_of({rows[0], {"Forecasts", "https://c.example.com/x", "Weather forecast for a city.", {}, "call", {}}});
+  auto tied = same.search_index_of().rank(search::tokenize("weather forecast"));
+  CAF_REQUIRE_EQUAL(tied.size(), 2u);
+  CAF_CHECK_EQUAL(tied[0].score, tied[1].score);
+  CAF_CHECK_EQUAL(tied[0].position, 0u);
+}
+
+CAF_TEST(at most three results per origin keep their place) {
+  std::vector<listing> rows;
+  static const char* urls[] = {"https://one.example.com/a", "https://one.example.com/b", "https://one.example.com/c",
+                               "https://one.example.com/d", "https://one.example.com/e", "https://two.example.com/a"};
+  for (auto u : urls) rows.push_back({"Weather", u, "Weather for a city.", {}, "call", {}});
+  rows.back().description = "Weather service for a city, with maps.";  // a little lower
+  auto ranked = ranked_urls(snapshot_of(rows), "weather");
+  CAF_REQUIRE_EQUAL(ranked.size(), 6u);
+  CAF_CHECK_EQUAL(ranked[3], "https://two.example.com/a");
+  CAF_CHECK_EQUAL(ranked[4], "https://one.example.com/d");
+  CAF_CHECK_EQUAL(ranked[5], "https://one.example.com/e");
+}
+
+CAF_TEST(an agent intent finds the intended service first) {
+  CAF_REQUIRE_GREATER_OR_EQUAL(catalog_rows.size(), 60u);
+  auto s = snapshot_of(catalog_rows);
+  const std::vector<std::pair<const char*, const char*>> intents = {
+      {"turn a web page into markdown", "https://markdown.example.com/v1/markdown"},
+      {"what's the weather in Lisbon", "https://wx.example.com/v1/current"},
+      {"7 day weather forecast for Berlin", "https://wx.example.com/v1/forecast"},
+      {"translate this paragraph from English to French", "https://lingo.example.com/translate"},
+      {"extract text from a scanned image", "https://ocr.example.com/v2/image"},
+      {"is this customer review positive or negative", "https://nlp.example.com/sentiment"},
+      {"generate an image of a cat from a text prompt", "https://pixels.example.com/generate"},
+      {"search the web for pages about x402", "https://find.example.com/search"},
+      {"convert a street address to latitude and longitude", "https://geo.example.com/geocode"},
+      {"nearest address for these coordinates", "https://geo.example.com/reverse"},
+      {"summarize a long article", "https://brief.example.com/summarize"},
+      {"transcribe an audio recording", "https://voice.example.com/transcribe"},
+      {"read this text aloud", "https://voice.example.com/speak"},
+      {"convert 100 dollars to euros", "https://fx.example.com/convert"},
+      {"stock price for AAPL", "https://market.example.com/quote"},
+      {"check if an email address is valid", "https://mailcheck.example.com/validate"},
+      {"get the text out of a PDF file", "https://docs.example.net/pdf/text"},
+      {"make a QR code for a link", "https://qr.example.com/make"},
+      {"what time is it in Tokyo", "https://time.example.com/now"},
+      {"look up the MX records of a domain", "https://netdiag.example.com/dns"},
+      {"latest news headlines", "https://news.example.com/headlines"},
+      {"embed sentences as vectors for semantic search", "https://vec.example.com/embed"},
+      {"remove the background from a product photo", "https://pixels.example.com/remove-bg"},
+      {"which language is this text written in", "https://lingo.example.com/detect"},
+  };
+  std::size_t stuffed_first = 0;
+  for (auto& [intent, expected] : intents) {
+    auto ranked = ranked_urls(s, intent);
+    CAF_REQUIRE(!ranked.empty());
+    if (ranked.front() != expected) {
+      auto& idx = s.search_index_of();
+      for (auto& h : idx.rank(search::tokenize(intent)))
+        CAF_MESSAGE(s.items[h.position]->record().identity.resource << " " << h.score);
+      CAF_FAIL("\"" << intent << "\": expected " << expected << " first, got " << ranked.front());
+    }
+    CAF_CHECK_EQUAL(ranked.front(), expected);
+    stuffed_first += ranked.front().find("stuffed") != std::string::npos || ranked.front().find("spam") != std::string::npos;
+  }
+  CAF_CHECK_EQUAL(stuffed_first, 0u);
+}
+
+CAF_TEST(cursors are bound to their search and expire) {
+  http::cursor_signer signer{"0123456789abcdef0123456789abcdef"};
+  std::string why;
+  auto c = signer.issue(10, "fingerprint-a", 1000);
+  CAF_CHECK_EQUAL(signer.redeem(c, "fingerprint-a", 2000, why), std::optional<std::size_t>{10});
+  CAF_CHECK(!signer.redeem(c, "fingerprint-b", 2000, why));
+  CAF_CHECK(why.find("another query") != std::string::npos);
+  CAF_CHECK(signer.redeem(c, "fingerprint-a", 1000 + http::cursor_lifetime_ms, why));
+  CAF_CHECK(!signer.redeem(c, "fingerprint-a", 1001 + http::cursor_lifetime_ms, why));
+  CAF_CHECK(why.find("expired") != std::string::npos);
+  auto tampered = c;
+  tampered[2] = tampered[2] == 'A' ? 'B' : 'A';
+  CAF_CHECK(!signer.redeem(tampered, "fingerprint-a", 2000, why));
+  CAF_CHECK(!signer.redeem("not-a-cursor", "fingerprint-a", 2000, why));
+  CAF_CHECK(!http::cursor_signer{"another key of thirty-two bytes!"}.redeem(c, "fingerprint-a", 2000, why));
+}
+
+CAF_TEST(paging a search with limit 5 returns every match once) {
+  auto s = snapshot_of(catalog_rows);
+  http::cursor_signer signer{"0123456789abcdef0123456789abcdef"};
+  http::query_error error;
+  auto all = ranked_urls(s, "image photo text");
+  CAF_REQUIRE_GREATER(all.size(), 10u);
+  std::vector<std::string> paged;
+  std::string query = "query=image+photo+text&limit=5";
+  for (int page = 0; page < 100; ++page) {
+    auto req = http::parse_search_request(query, signer, 5000, error);
+    CAF_REQUIRE(req.has_value());
+    auto body = boost::json::parse(http::render_search(s, *req, signer, 5000)).as_object();
+    for (auto& r : body.at("resources").as_array()) paged.emplace_back(r.at("resource").as_string());
+    CAF_CHECK_EQUAL(body.at("pagination").at("limit").as_int64(), 5);
+    auto& cursor = body.at("pagination").at("cursor");
+    if (cursor.is_null()) break;
+    query = "query=image+photo+text&limit=5&cursor=" + std::string{cursor.as_string()};
+  }
+  CAF_CHECK_EQUAL(paged, all);
+  CAF_CHECK_EQUAL(std::set<std::string>(paged.begin(), paged.end()).size(), paged.size());
+  // The same cursor with another query or another filter is refused.
+  auto first = boost::json::parse(http::render_search(s, *http::parse_search_request("query=image+photo+text&limit=5", signer, 5000, error), signer, 5000));
+  std::string cursor{first.at("pagination").at("cursor").as_string()};
+  CAF_CHECK(!http::parse_search_request("query=image&limit=5&cursor=" + cursor, signer, 5000, error));
+  CAF_CHECK_EQUAL(error.code, "invalid_cursor");
+  CAF_CHECK(!http::parse_search_request("query=image+photo+text&type=mcp&cursor=" + cursor, signer, 5000, error));
+  CAF_CHECK_EQUAL(error.code, "invalid_cursor");
+}
+
+CAF_TEST(a search needs a query of at most 512 characters) {
+  http::cursor_signer signer{"k"};
+  http::query_error error;
+  CAF_CHECK(!http::parse_search_request("", signer, 0, error));
+  CAF_CHECK_EQUAL(error.code, "query_required");
+  CAF_CHECK(!http::parse_search_request("query=+++", signer, 0, error));
+  CAF_CHECK_EQUAL(error.code, "query_required");
+  CAF_CHECK(http::parse_search_request("query=" + std::string(512, 'a'), signer, 0, error));
+  CAF_CHECK(!http::parse_search_request("query=" + std::string(513, 'a'), signer, 0, error));
+  CAF_CHECK_EQUAL(error.code, "invalid_filter");
+  CAF_CHECK(!http::parse_search_request("query=x&type=ftp", signer, 0, error));
+  CAF_CHECK_EQUAL(error.code, "invalid_filter");
+}
+
+CAF_TEST(resolve finds the item of every provider with one identity) {
+  auto s = snapshot_of(catalog_rows);
+  http::query_error error;
+  auto body = http::render_resource(s, "type=http&url=https%3A%2F%2FWX.example.com%2Fv1%2Fcurrent%2F&method=GET", error);
+  CAF_REQUIRE(body.has_value());
+  CAF_CHECK_EQUAL(boost::json::parse(*body).at("resources").as_array().size(), 1u);
+  CAF_CHECK(!http::render_resource(s, "type=http&url=https%3A%2F%2Fwx.example.com%2Fv1%2Fcurrent&method=POST", error));
+  CAF_CHECK_EQUAL(error.code, "not_found");
+  CAF_CHECK(!http::render_resource(s, "type=http", error));
+  CAF_CHECK(error.code == "invalid_filter" && error.message.find("url") != std::string::npos);
+  CAF_CHECK(!http::render_resource(s, "url=https%3A%2F%2Fa.example.com", error));
+  CAF_CHECK(error.message.find("type") != std::string::npos);
+  CAF_CHECK(!http::render_resource(s, "type=mcp&url=https%3A%2F%2Fa.example.com", error));
+  CAF_CHECK(error.message.find("toolName") != std::string::npos);
+}
