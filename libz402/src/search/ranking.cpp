@@ -95,8 +95,11 @@ index::index(std::vector<const document*> docs) : docs_(std::move(docs)) {
     for (std::size_t f = 0; f < field_count; ++f) average[f] += d->length[f];
   for (auto& a : average) a = docs_.empty() ? 1.0 : std::max(1.0, a / docs_.size());
   field_weight_.resize(docs_.size());
+  origin_ids_.resize(docs_.size());
+  std::unordered_map<std::string_view, std::uint32_t> origin_numbers;
   for (std::uint32_t i = 0; i < docs_.size(); ++i) {
     auto& d = *docs_[i];
+    origin_ids_[i] = origin_numbers.emplace(d.origin, static_cast<std::uint32_t>(origin_numbers.size())).first->second;
     double honesty = 1.0;
     for (std::size_t f = 0; f < field_count; ++f)
       if (d.length[f] >= judged_length)
@@ -109,12 +112,17 @@ index::index(std::vector<const document*> docs) : docs_(std::move(docs)) {
     }
     for (auto& [term, mask] : masks) postings_[std::string{term}].push_back({i, mask});
   }
+  origin_count_ = origin_numbers.size();
 }
 
 std::vector<hit> index::rank(const std::vector<std::string>& query_terms) const {
   std::vector<std::string> distinct = query_terms;
   sort_distinct(distinct);
-  std::unordered_map<std::uint32_t, double> scores;
+  // A dense accumulator per thread: no hashing and no allocation per matching document.
+  thread_local std::vector<double> scores;
+  thread_local std::vector<std::uint32_t> touched;
+  scores.assign(docs_.size(), 0.0);
+  touched.clear();
   const double n = static_cast<double>(docs_.size());
   for (auto& term : distinct) {
     auto found = postings_.find(term);
@@ -125,12 +133,13 @@ std::vector<hit> index::rank(const std::vector<std::string>& query_terms) const 
       double wtf = 0;
       for (std::size_t f = 0; f < field_count; ++f)
         if (p.fields & (1u << f)) wtf += field_weight_[p.doc][f];
+      if (scores[p.doc] == 0.0) touched.push_back(p.doc);
       scores[p.doc] += idf * wtf * (k1 + 1.0) / (k1 + wtf);
     }
   }
   std::vector<hit> hits;
-  hits.reserve(scores.size());
-  for (auto& [doc, score] : scores) hits.push_back({doc, score});
+  hits.reserve(touched.size());
+  for (auto doc : touched) hits.push_back({doc, scores[doc]});
   std::sort(hits.begin(), hits.end(), [](const hit& a, const hit& b) {
     return a.score != b.score ? a.score > b.score : a.position < b.position;
   });
@@ -138,10 +147,10 @@ std::vector<hit> index::rank(const std::vector<std::string>& query_terms) const 
 }
 
 std::vector<hit> spread_origins(const index& idx, std::vector<hit> hits, std::size_t per_origin) {
-  std::unordered_map<std::string_view, std::size_t> seen;
+  std::vector<std::uint32_t> seen(idx.origins(), 0);
   std::vector<hit> kept, moved;
   kept.reserve(hits.size());
-  for (auto& h : hits) (++seen[idx.doc(h.position).origin] <= per_origin ? kept : moved).push_back(h);
+  for (auto& h : hits) (++seen[idx.origin_of(h.position)] <= per_origin ? kept : moved).push_back(h);
   kept.insert(kept.end(), moved.begin(), moved.end());
   return kept;
 }

@@ -43,6 +43,9 @@ class index {
 
   const document& doc(std::size_t position) const { return *docs_[position]; }
   std::size_t size() const { return docs_.size(); }
+  /// The origin of a document as a number from 0 to origins() - 1.
+  std::uint32_t origin_of(std::size_t position) const { return origin_ids_[position]; }
+  std::size_t origins() const { return origin_count_; }
 
  private:
   struct posting {
@@ -52,6 +55,8 @@ class index {
   std::vector<const document*> docs_;
   std::unordered_map<std::string, std::vector<posting>> postings_;
   std::vector<std::array<float, field_count>> field_weight_;  // weight / length normalisation, per doc
+  std::vector<std::uint32_t> origin_ids_;
+  std::size_t origin_count_ = 0;
 };
 
 /// At most `per_origin` hits of one origin keep their place; the others move to the end, in

@@ -1,0 +1,102 @@
+// Search, resolve and the read protocol (ETag, 304, gzip) over HTTP.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { gunzipSync } from "node:zlib";
+import { newDataDir, removeDataDir, addProvider, termsFile, startServer, stopServer, item, declare } from "./lib/server.mjs";
+
+let dir, server;
+
+before(async () => {
+  dir = newDataDir();
+  const { terms } = termsFile(dir);
+  server = await startServer(dir);
+  for (const [name, payTo] of [["one", "uregtest1one"], ["two", "uregtest1two"]]) {
+    const key = addProvider(dir, name, payTo);
+    await new Promise((r) => setTimeout(r, 400));  // the server re-reads keys every 250 ms
+    const items = [
+      item(terms, payTo, "https://md.example.com/v1/markdown", { serviceName: "URL to markdown", description: "Fetches a web page and returns it as clean markdown." }),
+      item(terms, payTo, `https://wx-${name}.example.com/v1/current`, { serviceName: "Current weather", description: "Current weather for a city." }),
+      ...Array.from({ length: 12 }, (_, i) => item(terms, payTo, `https://img-${name}-${i}.example.com/gen`, { serviceName: "Image generation", description: `Generates images from a prompt, style ${i}.` })),
+    ];
+    const r = await declare(server.url, key, { items });
+    assert.equal(r.status, 200, r.body);
+  }
+});
+
+after(async () => {
+  await stopServer(server);
+  removeDataDir(dir);
+});
+
+const get = (path, headers = {}) => fetch(`${server.url}${path}`, { headers });
+
+test("search ranks, pages with cursors and refuses bad cursors", async () => {
+  const first = await (await get("/discovery/search?query=turn+a+web+page+into+markdown&limit=5")).json();
+  assert.equal(first.x402Version, 2);
+  assert.equal(first.partialResults, false);
+  assert.equal(first.resources[0].resource, "https://md.example.com/v1/markdown");
+  const seen = [];
+  let cursor = null, pages = 0;
+  do {
+    const q = `/discovery/search?query=image+generation&limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const page = await (await get(q)).json();
+    assert.equal(page.pagination.limit, 5);
+    seen.push(...page.resources.map((r) => `${r.resource} ${r.accepts[0].payTo}`));
+    cursor = page.pagination.cursor;
+  } while (cursor && ++pages < 20);
+  assert.equal(seen.length, 24);
+  assert.equal(new Set(seen).size, 24);
+  const one = await (await get("/discovery/search?query=image+generation&limit=5")).json();
+  const c = one.pagination.cursor;
+  for (const bad of [`query=image&cursor=${encodeURIComponent(c)}`, `query=image+generation&type=mcp&cursor=${encodeURIComponent(c)}`,
+                     `query=image+generation&cursor=${encodeURIComponent(c.slice(0, -2) + (c.endsWith("A") ? "BB" : "AA"))}`]) {
+    const r = await get(`/discovery/search?${bad}`);
+    assert.equal(r.status, 400);
+    assert.equal((await r.json()).error, "invalid_cursor");
+  }
+  const missing = await get("/discovery/search?limit=5");
+  assert.equal(missing.status, 400);
+  assert.equal((await missing.json()).error, "query_required");
+  assert.equal((await get(`/discovery/search?query=${"a".repeat(513)}`)).status, 400);
+});
+
+test("resolve lists every provider's item with one identity", async () => {
+  const r = await get(`/discovery/resource?type=http&url=${encodeURIComponent("https://MD.example.com/v1/markdown/")}&method=GET`);
+  assert.equal(r.status, 200);
+  const body = await r.json();
+  assert.deepEqual(body.resources.map((x) => x.accepts[0].payTo).sort(), ["uregtest1one", "uregtest1two"]);
+  const none = await get(`/discovery/resource?type=http&url=${encodeURIComponent("https://nobody.example.com/")}`);
+  assert.equal(none.status, 404);
+  assert.equal((await none.json()).error, "not_found");
+  const noUrl = await get("/discovery/resource?type=http");
+  assert.equal(noUrl.status, 400);
+  assert.match((await noUrl.json()).message, /url/);
+});
+
+test("reads carry an ETag, answer If-None-Match with 304, and gzip when accepted", async () => {
+  const r = await get("/discovery/resources?limit=20");
+  const etag = r.headers.get("etag");
+  assert.match(etag, /^"[0-9a-f]+-[0-9a-f]{16}"$/);
+  assert.equal(r.headers.get("cache-control"), "no-cache");
+  const again = await get("/discovery/resources?limit=20", { "if-none-match": etag });
+  assert.equal(again.status, 304);
+  assert.equal(again.headers.get("etag"), etag);
+  const other = await get("/discovery/resources?limit=21", { "if-none-match": etag });
+  assert.equal(other.status, 200);
+  const search = await get("/discovery/search?query=weather");
+  assert.equal((await get("/discovery/search?query=weather", { "if-none-match": search.headers.get("etag") })).status, 304);
+  // Raw bytes: node's fetch would decompress silently.
+  const { request } = await import("node:http");
+  const raw = await new Promise((resolve) => request(`${server.url}/discovery/resources?limit=20`, { headers: { "accept-encoding": "gzip, deflate" } },
+    (res) => { const chunks = []; res.on("data", (c) => chunks.push(c)); res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) })); }).end());
+  assert.equal(raw.headers["content-encoding"], "gzip");
+  assert.equal(raw.headers.vary, "Accept-Encoding");
+  const plain = JSON.parse(gunzipSync(raw.body).toString("utf8"));
+  assert.equal(plain.items.length, 20);
+  const small = await new Promise((resolve) => request(`${server.url}/discovery/resources?limit=1&type=mcp`, { headers: { "accept-encoding": "gzip" } },
+    (res) => { res.resume(); res.on("end", () => resolve(res.headers)); }).end());
+  assert.equal(small["content-encoding"], undefined, "bodies under 1 KiB are sent as they are");
+  const refused = await new Promise((resolve) => request(`${server.url}/discovery/resources?limit=20`, { headers: { "accept-encoding": "gzip;q=0" } },
+    (res) => { res.resume(); res.on("end", () => resolve(res.headers)); }).end());
+  assert.equal(refused["content-encoding"], undefined);
+});
