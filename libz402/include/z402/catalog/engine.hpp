@@ -13,7 +13,6 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 
 namespace z402::catalog {

@@ -3,6 +3,7 @@
 // (paymentRequirements.payTo), which item it names (canonical URL + routeTemplate, method or
 // toolName), and the payer's echoed metadata, kept raw: it is checked with the declaration rules
 // only if it is about to create a payment-only item.
+#include "z402/config/rail_terms.hpp"
 #include "z402/rules/declaration.hpp"
 #include "z402/rules/rule_error.hpp"
 
@@ -29,12 +30,6 @@ std::optional<settlement> derive_settlement(boost::json::value body, field_error
 
 /// v1 network names ("base", "base-sepolia", ...) as CAIP-2 ids; a CAIP-2 id is returned as is.
 std::string normalise_network(std::string_view network);
-
-}  // namespace z402::rules
-
-#include "z402/config/rail_terms.hpp"
-
-namespace z402::rules {
 
 /// The fields of an item listed from payments alone: accepts from the server's requirements
 /// (checked like a declared entry), the echoed URL, mimeType and bazaar extension checked with
