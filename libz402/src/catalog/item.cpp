@@ -1,8 +1,12 @@
 #include "z402/catalog/item.hpp"
 
+#include "z402/catalog/snapshot.hpp"
+
 #include "z402/wire/iso_time.hpp"
 
 #include <boost/json/serialize.hpp>
+
+#include <algorithm>
 
 namespace z402::catalog {
 
@@ -43,6 +47,28 @@ bool item::has_extension(std::string_view name) const {
   for (auto& e : record_.content->extensions)
     if (e == name) return true;
   return false;
+}
+
+filter_index::filter_index(const item_list& items) {
+  std::vector<std::string> keys;
+  for (std::uint32_t i = 0; i < items.size(); ++i) {
+    auto& r = items[i]->record();
+    keys.clear();
+    keys.push_back("type\x1f" + r.identity.type);
+    for (auto& [field, value] : r.content->accepts_facts) keys.push_back(field + '\x1f' + value);
+    for (auto& e : r.content->extensions) keys.push_back("extensions\x1f" + e);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());  // two entries with one payTo count once
+    for (auto& k : keys) positions_[k].push_back(i);
+  }
+}
+
+const std::vector<std::uint32_t>* filter_index::positions(std::string_view field, std::string_view value) const {
+  std::string key{field};
+  key += '\x1f';
+  key += value;
+  auto it = positions_.find(key);
+  return it == positions_.end() ? nullptr : &it->second;
 }
 
 }  // namespace z402::catalog

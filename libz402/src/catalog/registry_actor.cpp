@@ -18,8 +18,8 @@ void publish_now(registry_actor* self) {
   next->bytes = st.bytes;
   next->providers = st.items_of.size();
   // The index holds positions and contents, which only these changes move.
-  if (st.content_changed || !st.search) st.search = std::make_shared<const search_index>();
-  next->search = st.search;
+  if (st.content_changed || !st.indexes) st.indexes = std::make_shared<const content_indexes>();
+  next->indexes = st.indexes;
   st.content_changed = false;
   snapshot_ptr published = std::move(next);
   st.store->publish(published);

@@ -2,7 +2,9 @@
 
 #include "z402/rules/text.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 
 namespace z402::http {
 namespace {
@@ -121,31 +123,49 @@ std::optional<list_request> parse_list_request(std::string_view query, std::stri
 
 std::string render_list(const catalog::snapshot& snap, const list_request& req) {
   static constexpr std::string_view head = R"({"x402Version":2,"items":[)";
+  // The rows of the page, in listing order. Unfiltered, the page is a slice and the total is
+  // the catalog's size: no walk over every item.
+  std::vector<const catalog::item*> page;
   std::size_t total = 0;
-  std::size_t first = snap.items.size(), last = snap.items.size();
-  std::size_t bytes = 0;
-  for (std::size_t i = 0; i < snap.items.size(); ++i) {
-    if (!req.filter.matches(*snap.items[i])) continue;
-    if (total == req.offset) first = i;
-    if (total >= req.offset && total < req.offset + req.limit) {
-      bytes += snap.items[i]->json().size() + 1;
-      last = i;
+  if (req.filter.empty()) {
+    total = snap.items.size();
+    for (auto i = req.offset; i < total && page.size() < req.limit; ++i) page.push_back(snap.items[i].get());
+  } else {
+    // The matching positions of each filter, from the content's filter index; the rows are
+    // those in every list, found by merging the sorted lists.
+    auto& index = snap.filter_index_of();
+    std::vector<std::uint32_t> both, common;
+    const std::vector<std::uint32_t>* rows = nullptr;
+    bool none = false;
+    for (auto [field, value] : {std::pair{"type", &req.filter.type}, std::pair{"payTo", &req.filter.pay_to},
+                                std::pair{"scheme", &req.filter.scheme}, std::pair{"network", &req.filter.network},
+                                std::pair{"asset", &req.filter.asset}, std::pair{"extensions", &req.filter.extension}}) {
+      if (value->empty() || none) continue;
+      auto* list = index.positions(field, *value);
+      if (!list) {
+        none = true;
+      } else if (!rows) {
+        rows = list;
+      } else {
+        both.clear();
+        std::set_intersection(rows->begin(), rows->end(), list->begin(), list->end(), std::back_inserter(both));
+        common.swap(both);
+        rows = &common;
+      }
     }
-    ++total;
+    if (!none && rows) {
+      total = rows->size();
+      for (auto i = req.offset; i < total && page.size() < req.limit; ++i) page.push_back(snap.items[(*rows)[i]].get());
+    }
   }
+  std::size_t bytes = 0;
+  for (auto* it : page) bytes += it->json().size() + 1;
   std::string out;
   out.reserve(head.size() + bytes + 96);
   out.append(head);
-  bool comma = false;
-  if (first < snap.items.size()) {
-    std::size_t taken = 0;
-    for (std::size_t i = first; i <= last && taken < req.limit; ++i) {
-      if (!req.filter.matches(*snap.items[i])) continue;
-      if (comma) out.push_back(',');
-      out.append(snap.items[i]->json());
-      comma = true;
-      ++taken;
-    }
+  for (std::size_t i = 0; i < page.size(); ++i) {
+    if (i) out.push_back(',');
+    out.append(page[i]->json());
   }
   out.append(R"(],"pagination":{"limit":)");
   out.append(std::to_string(req.limit));

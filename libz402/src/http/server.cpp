@@ -49,6 +49,7 @@ class session : public std::enable_shared_from_this<session> {
     // Beast compares Content-Length with the limit while parsing the header, before the route
     // is known: parse under the largest limit and apply the route's own in on_header.
     parser_->body_limit(server_.options().declaration_body_limit);
+    // One deadline for the whole request; the body read re-arms it only when there is a body.
     stream_.expires_after(slots_.empty() && !first_ ? server_.options().idle_timeout : server_.options().read_timeout);
     first_ = false;
     bhttp::async_read_header(stream_, buffer_, *parser_,
@@ -59,7 +60,6 @@ class session : public std::enable_shared_from_this<session> {
     if (ec) return on_read_error(ec);
     in_request_ = true;
     started_ = std::chrono::steady_clock::now();
-    stream_.expires_after(server_.options().read_timeout);
     auto& header = parser_->get();
     std::string_view target{header.target().data(), header.target().size()};
     route_ = route_of(path_of(target));
@@ -80,6 +80,9 @@ class session : public std::enable_shared_from_this<session> {
       }
       early_ = std::move(*early);
     }
+    // A request without a body (every GET) is complete with its header: no second read.
+    if (parser_->is_done()) return on_body({});
+    stream_.expires_after(opts.read_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
   }

@@ -25,7 +25,7 @@ struct registry_state {
   std::size_t bytes = 0;
   std::uint64_t version = 0;
   bool content_changed = true;  // since the last publication: items added, removed or rewritten
-  std::shared_ptr<const search_index> search;
+  std::shared_ptr<const content_indexes> indexes;
   coalescer publications;  // at most one snapshot per publish interval
   std::vector<caf::typed_response_promise<bool>> waiting;  // commits not yet visible
 

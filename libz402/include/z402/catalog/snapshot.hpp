@@ -8,27 +8,48 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 namespace z402::catalog {
 
-/// The search index of one content version: built on the first search that needs it (by that
-/// reader, never by a writer), then shared by every snapshot with the same content, since
-/// count and lastSeen updates keep each item's content and position.
-class search_index {
+/// Items by filter value: for each "field\x1fvalue" (type, payTo, scheme, network, asset,
+/// extensions), the positions of the items that match, ascending.
+class filter_index {
  public:
-  const search::index& get(const item_list& items) const {
-    std::call_once(built_, [&] {
+  explicit filter_index(const item_list& items);
+  /// nullptr when no item matches.
+  const std::vector<std::uint32_t>* positions(std::string_view field, std::string_view value) const;
+
+ private:
+  std::unordered_map<std::string, std::vector<std::uint32_t>> positions_;
+};
+
+/// The indexes of one content version: built by the first read that needs each (a reader,
+/// never a writer), then shared by every snapshot with the same content, since count and
+/// lastSeen updates keep each item's content and position.
+class content_indexes {
+ public:
+  const search::index& search(const item_list& items) const {
+    std::call_once(search_built_, [&] {
       std::vector<const search::document*> docs;
       docs.reserve(items.size());
       for (auto& it : items) docs.push_back(&it->record().content->doc);
-      index_ = std::make_unique<search::index>(std::move(docs));
+      search_ = std::make_unique<search::index>(std::move(docs));
     });
-    return *index_;
+    return *search_;
+  }
+
+  const filter_index& filters(const item_list& items) const {
+    std::call_once(filters_built_, [&] { filters_ = std::make_unique<filter_index>(items); });
+    return *filters_;
   }
 
  private:
-  mutable std::once_flag built_;
-  mutable std::unique_ptr<search::index> index_;
+  mutable std::once_flag search_built_, filters_built_;
+  mutable std::unique_ptr<search::index> search_;
+  mutable std::unique_ptr<filter_index> filters_;
 };
 
 struct snapshot {
@@ -36,9 +57,10 @@ struct snapshot {
   item_list items;          // listing order
   std::size_t bytes = 0;    // sum of the items' serialised sizes
   std::size_t providers = 0;
-  std::shared_ptr<const search_index> search = std::make_shared<const search_index>();
+  std::shared_ptr<const content_indexes> indexes = std::make_shared<const content_indexes>();
 
-  const search::index& search_index_of() const { return search->get(items); }
+  const search::index& search_index_of() const { return indexes->search(items); }
+  const filter_index& filter_index_of() const { return indexes->filters(items); }
 };
 
 using snapshot_ptr = std::shared_ptr<const snapshot>;

@@ -21,6 +21,9 @@ std::optional<std::map<std::string, std::string>> parse_query(std::string_view q
 struct list_filter {
   std::string type, pay_to, scheme, network, extension, asset;
   bool matches(const catalog::item& it) const;
+  bool empty() const {
+    return type.empty() && pay_to.empty() && scheme.empty() && network.empty() && extension.empty() && asset.empty();
+  }
 };
 
 struct list_request {
