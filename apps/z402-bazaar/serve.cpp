@@ -90,7 +90,8 @@ int serve(const config::bazaar_config& cfg) {
 
   http::access_log log{cfg.access_log ? stderr : nullptr};
   // Search cursors are signed with a key of this run: a restart ends open searches, nothing else.
-  http::app_state app{engine, keys, cfg.terms, cfg.allow_http_resources, auth::random_key("")};
+  http::settle_batcher settles{ioc, engine};
+  http::app_state app{engine, keys, cfg.terms, cfg.allow_http_resources, auth::random_key(""), settles};
   http::server_options server_options;
   server_options.host = cfg.listen_host;
   server_options.port = cfg.listen_port;

@@ -59,6 +59,10 @@ void engine::settle(rules::settlement event, settle_completion done) {
   caf::anon_send(settle_, atom::settle::value, std::move(event), std::move(done));
 }
 
+void engine::settle(settle_batch events, settle_answers answers) {
+  caf::anon_send(settle_, atom::settle::value, std::move(events), std::move(answers));
+}
+
 void engine::forget_provider(const std::string& name) {
   if (auto hdl = directory_->remove(name)) caf::anon_send(hdl, atom::forget::value);
 }

@@ -50,6 +50,21 @@ void dispatch(settle_actor* self, const std::string& provider) {
           });
 }
 
+// Queues one event for its provider; returns the provider's name, or nullptr when no provider
+// has the payTo (then the event is answered here).
+const std::string* enqueue(settle_actor* self, rules::settlement& event, settle_completion& done) {
+  auto& st = self->state;
+  auto who = st.provider_of.find(event.pay_to);
+  if (who == st.provider_of.end()) {
+    answer(self, done, settle_outcome::rejected("paymentRequirements.payTo: no provider is registered with this payTo"));
+    return nullptr;
+  }
+  auto& q = st.queues[who->second];
+  q.events.push_back(std::move(event));
+  q.answers.push_back(std::move(done));
+  return &who->second;
+}
+
 }  // namespace
 
 caf::behavior settle(settle_actor* self, engine_context ctx, std::shared_ptr<provider_directory> directory) {
@@ -58,15 +73,13 @@ caf::behavior settle(settle_actor* self, engine_context ctx, std::shared_ptr<pro
   return {
       [=](atom::providers, const payee_map& payees) { self->state.provider_of = payees; },
       [=](atom::settle, rules::settlement& event, settle_completion& done) {
-        auto& st = self->state;
-        auto who = st.provider_of.find(event.pay_to);
-        if (who == st.provider_of.end())
-          return answer(self, done,
-                        settle_outcome::rejected("paymentRequirements.payTo: no provider is registered with this payTo"));
-        auto& q = st.queues[who->second];
-        q.events.push_back(std::move(event));
-        q.answers.push_back(std::move(done));
-        dispatch(self, who->second);
+        if (auto* provider = enqueue(self, event, done)) dispatch(self, *provider);
+      },
+      [=](atom::settle, settle_batch& events, settle_answers& answers) {
+        std::vector<std::string> touched;
+        for (std::size_t i = 0; i < events.size(); ++i)
+          if (auto* provider = enqueue(self, events[i], answers[i])) touched.push_back(*provider);
+        for (auto& provider : touched) dispatch(self, provider);
       },
   };
 }

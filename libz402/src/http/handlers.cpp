@@ -196,8 +196,8 @@ void handle_settlement(app_state& app, const request& req, std::function<void(re
     res.set("EXTENSION-RESPONSES", wire::base64_encode(json));
     reply(std::move(res));
   };
-  app.engine.settle(std::move(*event),
-                    catalog::settle_completion{done, catalog::settle_outcome::rejected("the catalog is shutting down")});
+  app.settles.add(std::move(*event),
+                  catalog::settle_completion{done, catalog::settle_outcome::rejected("the catalog is shutting down")});
 }
 
 }  // namespace z402::http

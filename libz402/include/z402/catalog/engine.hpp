@@ -55,6 +55,11 @@ class engine {
   /// The same for a settlement already derived (rules::derive_settlement).
   void settle(rules::settlement event, settle_completion done);
 
+  /// Several derived settlements in one message (answers[i] answers events[i]): a caller that
+  /// collects events, like the HTTP layer within one turn of its event loop, saves a mailbox
+  /// hand-off and a wake-up per event.
+  void settle(settle_batch events, settle_answers answers);
+
   /// The provider was removed: its items leave the catalog.
   void forget_provider(const std::string& provider);
 

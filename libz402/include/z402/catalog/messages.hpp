@@ -24,7 +24,8 @@ using declare = caf::atom_constant<caf::atom("declare")>;
 /// that would pass a global budget is refused with ec::catalog_full; without it (counts,
 /// eviction) it always lands.
 using commit = caf::atom_constant<caf::atom("commit")>;
-/// anyone -> SETTLE: (settle, settlement, settle_completion) one successful settle.
+/// anyone -> SETTLE: (settle, settlement, settle_completion) one successful settle, or
+/// (settle, settle_batch, settle_answers) several, answered one by one.
 using settle = caf::atom_constant<caf::atom("settle")>;
 /// SETTLE -> PROVIDER: (settled, settle_batch) counts a batch; answers settle_outcomes in order.
 using settled = caf::atom_constant<caf::atom("settled")>;
@@ -85,6 +86,7 @@ struct settle_outcome {
 
 using settle_completion = completion<settle_outcome>;
 using settle_batch = std::vector<rules::settlement>;
+using settle_answers = std::vector<settle_completion>;
 using settle_outcomes = std::vector<settle_outcome>;
 /// payTo -> provider name
 using payee_map = std::unordered_map<std::string, std::string>;
@@ -100,4 +102,5 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::rules::settlement)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::settle_completion)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::settle_batch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::settle_outcomes)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::settle_answers)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::payee_map)

@@ -5,6 +5,7 @@
 #include "z402/catalog/engine.hpp"
 #include "z402/config/rail_terms.hpp"
 #include "z402/http/search_query.hpp"
+#include "z402/http/settle_batcher.hpp"
 
 #include <boost/beast/http.hpp>
 #include <boost/json/value.hpp>
@@ -24,14 +25,17 @@ using response = bhttp::response<bhttp::string_body>;
 
 /// What the handlers share.
 struct app_state {
-  app_state(catalog::engine& e, auth::key_store& k, config::rail_terms t, bool allow_http, std::string cursor_key)
-      : engine(e), keys(k), terms(std::move(t)), allow_http_resources(allow_http), cursors(std::move(cursor_key)) {}
+  app_state(catalog::engine& e, auth::key_store& k, config::rail_terms t, bool allow_http, std::string cursor_key,
+            settle_batcher& s)
+      : engine(e), keys(k), terms(std::move(t)), allow_http_resources(allow_http), cursors(std::move(cursor_key)),
+        settles(s) {}
 
   catalog::engine& engine;
   auth::key_store& keys;
   config::rail_terms terms;
   bool allow_http_resources = false;
   cursor_signer cursors;  // search cursors, signed with a key made at start
+  settle_batcher& settles;
   std::size_t max_writes_in_flight = 1024;  // declarations: CAF mailboxes are unbounded, refuse above this
   std::atomic<std::size_t> writes_in_flight{0};
 };
