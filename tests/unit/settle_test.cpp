@@ -258,6 +258,34 @@ CAF_TEST(a burst is counted exactly in batches) {
   CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 1000);
 }
 
+CAF_TEST(a batch of settles is answered event by event in order) {
+  declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
+  catalog::settle_batch events;
+  catalog::settle_answers answers;
+  std::vector<std::string> got(4);
+  const char* urls[] = {"https://a.example.com/x", "https://a.example.com/x", "https://a.example.com/x",
+                        "https://thin.example.com/x"};
+  const std::string payees[] = {pay_one, "uregtest1nobody", pay_one, pay_three};
+  for (int i = 0; i < 4; ++i) {
+    rules::field_error error;
+    auto event = rules::derive_settlement(body(payees[i], urls[i]), error);
+    CAF_REQUIRE(event.has_value());
+    events.push_back(std::move(*event));
+    answers.emplace_back([&got, i](catalog::settle_outcome o) {
+      got[i] = o.state == catalog::settle_outcome::status::success ? "success" : o.reason;
+    }, catalog::settle_outcome::rejected("dropped"));
+  }
+  engine->settle(std::move(events), std::move(answers));
+  sched.run();
+  advance(10ms);
+  CAF_CHECK_EQUAL(got[0], "success");
+  CAF_CHECK(got[1].find("no provider is registered") != std::string::npos);
+  CAF_CHECK_EQUAL(got[2], "success");
+  CAF_CHECK_EQUAL(got[3], "success");
+  CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 2);
+  CAF_CHECK_EQUAL(paid(find("p3", "https://thin.example.com/x")), 1);
+}
+
 CAF_TEST(every rejection names its reason) {
   declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
   rejected(body("uregtest1nobody", "https://a.example.com/x"), "paymentRequirements.payTo: no provider is registered");
