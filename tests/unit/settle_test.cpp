@@ -306,11 +306,15 @@ CAF_TEST(every rejection names its reason) {
   mcp["info"].as_object()["input"].as_object().erase("toolName");
   rejected(body(pay_three, "https://a.example.com/mcp", mcp), "toolName");
   rejected(object{{"x402Version", 3}}, "x402Version: must be 1 or 2");
+  // A URL at the limit is read; one byte more is refused before it can reach a reason or a log.
+  std::string base = "https://a.example.com/";
+  rejected(body(pay_one, base + std::string(2048 - base.size(), 'a')), "this provider declares its items and none matches");
+  rejected(body(pay_one, base + std::string(2049 - base.size(), 'a')), "paymentPayload.resource.url: may be at most 2048 bytes");
   rejected(object{{"x402Version", 2}, {"paymentPayload", object{}}}, "paymentRequirements: is required");
   auto no_url = body(pay_one, "https://a.example.com/x");
   no_url["paymentPayload"].as_object()["resource"].as_object().erase("url");
   rejected(no_url, "paymentPayload.resource.url: is required");
-  CAF_CHECK_EQUAL(engine->context().stats->settles_rejected.load(), 10u);  // every one is counted
+  CAF_CHECK_EQUAL(engine->context().stats->settles_rejected.load(), 12u);  // every one is counted
 }
 
 CAF_TEST(a full catalog refuses a new payment-only item but never a count) {

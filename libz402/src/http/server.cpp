@@ -195,7 +195,13 @@ class session : public std::enable_shared_from_this<session> {
 };
 
 server::server(net::io_context& ioc, server_options options, app_state& app, access_log& log)
-    : ioc_(ioc), options_(std::move(options)), app_(app), log_(log), acceptor_(net::make_strand(ioc)), deadline_(ioc) {}
+    : ioc_(ioc),
+      options_(std::move(options)),
+      app_(app),
+      log_(log),
+      acceptor_(net::make_strand(ioc)),
+      accept_pause_(acceptor_.get_executor()),
+      deadline_(ioc) {}
 
 void server::start() {
   tcp::endpoint endpoint{net::ip::make_address(options_.host), options_.port};
@@ -211,7 +217,9 @@ void server::accept() {
   acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
     if (ec) {
       if (ec == net::error::operation_aborted || draining_) return;
-      return accept();  // e.g. too many open files: keep serving the others
+      // E.g. out of file descriptors: retrying at once would spin; pause, keep serving the others.
+      accept_pause_.expires_after(std::chrono::milliseconds{50});
+      return accept_pause_.async_wait([this](beast::error_code) { accept(); });
     }
     if (draining_) return;
     socket.set_option(tcp::no_delay(true), ec);
@@ -233,6 +241,7 @@ void server::drain(std::function<void()> on_drained) {
   net::post(acceptor_.get_executor(), [this] {
     beast::error_code ec;
     acceptor_.close(ec);
+    accept_pause_.cancel();
   });
   std::vector<std::shared_ptr<session>> live;
   {

@@ -139,6 +139,10 @@ std::string normalise_network(std::string_view network) {
 std::optional<settlement> derive_settlement(boost::json::value body, field_error& error) {
   auto echo = read_echo(body, error);
   if (!echo) return std::nullopt;
+  if (echo->url->size() > max_url_bytes) {
+    error = {echo->url_field, "may be at most " + std::to_string(max_url_bytes) + " bytes"};
+    return std::nullopt;
+  }
   std::string reason;
   auto parts = wire::parse_absolute_url(*echo->url, reason);
   if (!parts) {

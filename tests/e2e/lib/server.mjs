@@ -62,7 +62,8 @@ export function startServer(dataDir, extra = []) {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 10000);
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
-      const m = stderr.match(/listening on (http:\/\/127\.0\.0\.1:(\d+))/);
+      // Only a whole line: under load the port can arrive split across two chunks.
+      const m = stderr.match(/listening on (http:\/\/127\.0\.0\.1:(\d+)) with /);
       if (m && timer) {
         clearTimeout(timer);
         resolve({ url: m[1], port: Number(m[2]), child, exited, log: () => stderr });

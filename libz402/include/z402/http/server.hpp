@@ -60,6 +60,7 @@ class server {
   app_state& app_;
   access_log& log_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer accept_pause_;  // after an accept error
   std::uint16_t bound_port_ = 0;
   std::atomic<bool> draining_{false};
   std::atomic<std::size_t> live_sessions_{0};
