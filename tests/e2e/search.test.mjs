@@ -54,6 +54,11 @@ test("search ranks, pages with cursors and refuses bad cursors", async () => {
     assert.equal(r.status, 400);
     assert.equal((await r.json()).error, "invalid_cursor");
   }
+  const filtered = await (await get("/discovery/search?query=weather&payTo=uregtest1two")).json();
+  assert.ok(filtered.resources.length > 0);
+  assert.ok(filtered.resources.every((r) => r.accepts.some((a) => a.payTo === "uregtest1two")));
+  const none = await (await get("/discovery/search?query=weather&payTo=uregtest1nobody")).json();
+  assert.equal(none.resources.length, 0);
   const missing = await get("/discovery/search?limit=5");
   assert.equal(missing.status, 400);
   assert.equal((await missing.json()).error, "query_required");

@@ -37,18 +37,6 @@ item::item(item_record record, std::int64_t today) : record_(std::move(record)),
   json_.append(R"(,"paidCallsToday":)").append(std::to_string(record_.paid_calls_on(today))).append("}");
 }
 
-bool item::offers(std::string_view field, std::string_view value) const {
-  for (auto& [f, v] : record_.content->accepts_facts)
-    if (f == field && v == value) return true;
-  return false;
-}
-
-bool item::has_extension(std::string_view name) const {
-  for (auto& e : record_.content->extensions)
-    if (e == name) return true;
-  return false;
-}
-
 filter_index::filter_index(const item_list& items) {
   std::vector<std::string> keys;
   for (std::uint32_t i = 0; i < items.size(); ++i) {

@@ -14,7 +14,7 @@
 namespace z402::http {
 namespace {
 
-constexpr std::size_t max_body_depth = 64;
+constexpr std::size_t max_body_depth = 64;  // items[] > item > extensions > bazaar (32) and headroom
 
 // Admission control: CAF mailboxes are unbounded, so writes above the limit get 503 at once.
 bool admit(app_state& app) {
@@ -31,7 +31,7 @@ response invalid_request(std::string_view message, std::optional<std::size_t> it
   if (item) detail["item"] = *item;
   boost::json::value details = boost::json::array{detail};
   return error_response(400, "invalid_request", message, &details);
-}  // items[] > item > extensions > bazaar (32) and headroom
+}
 
 std::optional<std::string_view> bearer_token(const request_header& req) {
   auto it = req.find(bhttp::field::authorization);

@@ -63,25 +63,16 @@ std::optional<std::map<std::string, std::string>> parse_query(std::string_view q
   return params;
 }
 
-bool list_filter::matches(const catalog::item& it) const {
-  auto& r = it.record();
-  return (type.empty() || r.identity.type == type) && (pay_to.empty() || it.offers("payTo", pay_to)) &&
-         (scheme.empty() || it.offers("scheme", scheme)) && (network.empty() || it.offers("network", network)) &&
-         (asset.empty() || it.offers("asset", asset)) && (extension.empty() || it.has_extension(extension));
-}
-
 std::optional<list_filter> read_filter(const query_params& params, std::string& error) {
   list_filter filter;
-  for (auto [name, target] : {std::pair{"type", &filter.type}, std::pair{"payTo", &filter.pay_to},
-                              std::pair{"scheme", &filter.scheme}, std::pair{"network", &filter.network},
-                              std::pair{"extensions", &filter.extension}, std::pair{"asset", &filter.asset}}) {
+  for (auto [name, member] : filter_fields) {
     auto it = params.find(name);
     if (it == params.end()) continue;
     if (it->second.empty() || it->second.size() > 256) {
       error = std::string{"parameter "} + name + " must be 1-256 characters";
       return std::nullopt;
     }
-    *target = it->second;
+    filter.*member = it->second;
   }
   if (!filter.type.empty() && filter.type != "http" && filter.type != "mcp") {
     error = "parameter type must be http or mcp";
@@ -121,42 +112,46 @@ std::optional<list_request> parse_list_request(std::string_view query, std::stri
   return req;
 }
 
+const std::vector<std::uint32_t>* filtered_rows(const catalog::snapshot& snap, const list_filter& filter,
+                                                std::vector<std::uint32_t>& storage) {
+  if (filter.empty()) return nullptr;
+  // The matching positions of each filter, merged: the rows are those in every list.
+  auto& index = snap.filter_index_of();
+  const std::vector<std::uint32_t>* rows = nullptr;
+  std::vector<std::uint32_t> both;
+  for (auto [name, member] : filter_fields) {
+    auto& value = filter.*member;
+    if (value.empty()) continue;
+    auto* list = index.positions(name, value);
+    if (!list) {
+      storage.clear();
+      return &storage;
+    }
+    if (!rows) {
+      rows = list;
+    } else {
+      both.clear();
+      std::set_intersection(rows->begin(), rows->end(), list->begin(), list->end(), std::back_inserter(both));
+      storage.swap(both);
+      rows = &storage;
+    }
+  }
+  return rows;
+}
+
 std::string render_list(const catalog::snapshot& snap, const list_request& req) {
   static constexpr std::string_view head = R"({"x402Version":2,"items":[)";
   // The rows of the page, in listing order. Unfiltered, the page is a slice and the total is
   // the catalog's size: no walk over every item.
   std::vector<const catalog::item*> page;
   std::size_t total = 0;
-  if (req.filter.empty()) {
+  std::vector<std::uint32_t> storage;
+  if (auto* rows = filtered_rows(snap, req.filter, storage)) {
+    total = rows->size();
+    for (auto i = req.offset; i < total && page.size() < req.limit; ++i) page.push_back(snap.items[(*rows)[i]].get());
+  } else {
     total = snap.items.size();
     for (auto i = req.offset; i < total && page.size() < req.limit; ++i) page.push_back(snap.items[i].get());
-  } else {
-    // The matching positions of each filter, from the content's filter index; the rows are
-    // those in every list, found by merging the sorted lists.
-    auto& index = snap.filter_index_of();
-    std::vector<std::uint32_t> both, common;
-    const std::vector<std::uint32_t>* rows = nullptr;
-    bool none = false;
-    for (auto [field, value] : {std::pair{"type", &req.filter.type}, std::pair{"payTo", &req.filter.pay_to},
-                                std::pair{"scheme", &req.filter.scheme}, std::pair{"network", &req.filter.network},
-                                std::pair{"asset", &req.filter.asset}, std::pair{"extensions", &req.filter.extension}}) {
-      if (value->empty() || none) continue;
-      auto* list = index.positions(field, *value);
-      if (!list) {
-        none = true;
-      } else if (!rows) {
-        rows = list;
-      } else {
-        both.clear();
-        std::set_intersection(rows->begin(), rows->end(), list->begin(), list->end(), std::back_inserter(both));
-        common.swap(both);
-        rows = &common;
-      }
-    }
-    if (!none && rows) {
-      total = rows->size();
-      for (auto i = req.offset; i < total && page.size() < req.limit; ++i) page.push_back(snap.items[(*rows)[i]].get());
-    }
   }
   std::size_t bytes = 0;
   for (auto* it : page) bytes += it->json().size() + 1;

@@ -6,6 +6,7 @@
 #include "z402/wire/base64.hpp"
 #include "z402/wire/url.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace z402::http {
@@ -22,7 +23,7 @@ void append_items(std::string& out, const catalog::snapshot& snap, const std::ve
 
 std::string fingerprint_of(std::string_view query, const list_filter& f) {
   std::string basis{query};
-  for (auto* part : {&f.type, &f.pay_to, &f.scheme, &f.network, &f.extension, &f.asset}) basis += '\x1f' + *part;
+  for (auto [name, member] : filter_fields) basis += '\x1f' + f.*member;
   return auth::sha256_hex(basis).substr(0, 32);
 }
 
@@ -101,7 +102,11 @@ std::string render_search(const catalog::snapshot& snap, const search_request& r
                           std::int64_t now_ms) {
   auto& idx = snap.search_index_of();
   auto hits = idx.rank(search::tokenize(req.query));
-  std::erase_if(hits, [&](const search::hit& h) { return !req.filter.matches(*snap.items[h.position]); });
+  std::vector<std::uint32_t> storage;
+  if (auto* rows = filtered_rows(snap, req.filter, storage))
+    std::erase_if(hits, [&](const search::hit& h) {
+      return !std::binary_search(rows->begin(), rows->end(), static_cast<std::uint32_t>(h.position));
+    });
   hits = search::spread_origins(idx, std::move(hits), results_per_origin);
   std::vector<std::size_t> page;
   for (std::size_t i = req.offset; i < hits.size() && page.size() < req.limit; ++i) page.push_back(hits[i].position);

@@ -57,9 +57,6 @@ class item {
   /// The UTC day whose paidCallsToday `json()` shows.
   std::int64_t rendered_day() const { return rendered_day_; }
 
-  bool offers(std::string_view field, std::string_view value) const;
-  bool has_extension(std::string_view name) const;
-
  private:
   item_record record_;
   std::string json_;

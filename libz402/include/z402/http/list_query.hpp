@@ -2,11 +2,15 @@
 // GET /discovery/resources: its parameters (catalog.md §4, bazaar-wire.md §1) and its page.
 #include "z402/catalog/snapshot.hpp"
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace z402::http {
 
@@ -20,11 +24,26 @@ std::optional<std::map<std::string, std::string>> parse_query(std::string_view q
 /// Filters combine with AND; an empty field does not filter.
 struct list_filter {
   std::string type, pay_to, scheme, network, extension, asset;
-  bool matches(const catalog::item& it) const;
   bool empty() const {
     return type.empty() && pay_to.empty() && scheme.empty() && network.empty() && extension.empty() && asset.empty();
   }
 };
+
+/// Each filter: its query parameter (also its field in the snapshot's filter index) and member.
+inline constexpr std::array<std::pair<const char*, std::string list_filter::*>, 6> filter_fields{{
+    {"type", &list_filter::type},
+    {"payTo", &list_filter::pay_to},
+    {"scheme", &list_filter::scheme},
+    {"network", &list_filter::network},
+    {"extensions", &list_filter::extension},
+    {"asset", &list_filter::asset},
+}};
+
+/// The positions (ascending) of the items that pass `filter`, from the snapshot's filter index:
+/// the index's own list for one filter (no copy), `storage` when several are intersected;
+/// nullptr when the filter is empty (every item passes).
+const std::vector<std::uint32_t>* filtered_rows(const catalog::snapshot& snap, const list_filter& filter,
+                                                std::vector<std::uint32_t>& storage);
 
 struct list_request {
   list_filter filter;
