@@ -5,6 +5,7 @@
 #include "z402/auth/crypto.hpp"
 #include "z402/auth/keyring.hpp"
 #include "z402/catalog/engine.hpp"
+#include "z402/http/handlers.hpp"
 #include "z402/http/server.hpp"
 
 #include <boost/asio/signal_set.hpp>
@@ -95,7 +96,8 @@ int serve(const config::bazaar_config& cfg) {
   http::server_options server_options;
   server_options.host = cfg.listen_host;
   server_options.port = cfg.listen_port;
-  http::server server{ioc, server_options, app, log};
+  http::bazaar_handler handler{app};
+  http::server server{ioc, server_options, handler, log};
   try {
     server.start();
   } catch (const std::exception& e) {

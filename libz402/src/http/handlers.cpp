@@ -67,22 +67,6 @@ std::string_view allowed_methods(route r) {
   return r == route::declarations || r == route::settled ? "POST" : "GET";
 }
 
-response json_response(unsigned status, std::string body) {
-  response res{static_cast<bhttp::status>(status), 11};
-  res.set(bhttp::field::content_type, "application/json");
-  res.set(bhttp::field::cache_control, "no-store");
-  res.body() = std::move(body);
-  res.prepare_payload();
-  return res;
-}
-
-response error_response(unsigned status, std::string_view code, std::string_view message,
-                        const boost::json::value* details) {
-  boost::json::object body{{"error", code}, {"message", message}};
-  if (details) body["details"] = *details;
-  return json_response(status, boost::json::serialize(body));
-}
-
 std::optional<response> screen(app_state& app, const request_header& req, route r,
                                std::optional<auth::provider_record>& writer) {
   if (r == route::not_found) return error_response(404, "not_found", "no such endpoint");
@@ -175,10 +159,6 @@ void handle_declaration(app_state& app, const request& req, const auth::provider
                      catalog::write_completion{std::move(done), catalog::write_outcome::unavailable("the catalog is shutting down")});
 }
 
-}  // namespace z402::http
-
-namespace z402::http {
-
 void handle_settlement(app_state& app, const request& req, std::function<void(response)> reply) {
   std::string error;
   auto body = wire::parse_strict(req.body(), max_body_depth, error);
@@ -198,6 +178,37 @@ void handle_settlement(app_state& app, const request& req, std::function<void(re
   };
   app.settles.add(std::move(*event),
                   catalog::settle_completion{done, catalog::settle_outcome::rejected("the catalog is shutting down")});
+}
+
+}  // namespace z402::http
+
+namespace z402::http {
+
+std::size_t bazaar_handler::max_body_limit() const {
+  return std::max({app_.read_body_limit, app_.declaration_body_limit, app_.settlement_body_limit});
+}
+
+header_verdict bazaar_handler::on_header(const request_header& req) {
+  auto r = route_of(path_of({req.target().data(), req.target().size()}));
+  auto limit = r == route::declarations ? app_.declaration_body_limit
+               : r == route::settled    ? app_.settlement_body_limit
+                                        : app_.read_body_limit;
+  std::optional<auth::provider_record> writer;
+  return {limit, screen(app_, req, r, writer)};
+}
+
+std::optional<response> bazaar_handler::on_request(const request& req, const responder& reply) {
+  auto r = route_of(path_of({req.target().data(), req.target().size()}));
+  if (r == route::settled) {
+    handle_settlement(app_, req, reply);
+    return std::nullopt;
+  }
+  if (r != route::declarations) return handle_read(app_, req, r);
+  // Authenticated in on_header; the key is looked up again for the record (a hash, no I/O).
+  std::optional<auth::provider_record> writer;
+  if (auto refused = screen(app_, req, r, writer)) return refused;
+  handle_declaration(app_, req, *writer, reply);
+  return std::nullopt;
 }
 
 }  // namespace z402::http

@@ -32,6 +32,8 @@ class session : public std::enable_shared_from_this<session> {
   }
 
  private:
+  friend class responder;
+
   // One answer in request order; writes fill theirs later.
   struct slot {
     std::optional<response> res;
@@ -46,9 +48,9 @@ class session : public std::enable_shared_from_this<session> {
     reading_ = true;
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(server_.options().header_limit));
-    // Beast compares Content-Length with the limit while parsing the header, before the route
-    // is known: parse under the largest limit and apply the route's own in on_header.
-    parser_->body_limit(server_.options().declaration_body_limit);
+    // Beast compares Content-Length with the limit while parsing the header, before the
+    // handler has seen it: parse under the largest limit, apply the request's own in on_header.
+    parser_->body_limit(server_.handler().max_body_limit());
     // One deadline for the whole request; the body read re-arms it only when there is a body.
     stream_.expires_after(slots_.empty() && !first_ ? server_.options().idle_timeout : server_.options().read_timeout);
     first_ = false;
@@ -61,28 +63,21 @@ class session : public std::enable_shared_from_this<session> {
     in_request_ = true;
     started_ = std::chrono::steady_clock::now();
     auto& header = parser_->get();
-    std::string_view target{header.target().data(), header.target().size()};
-    route_ = route_of(path_of(target));
-    writer_.reset();
-    early_.reset();
-    auto& opts = server_.options();
-    auto limit = route_ == route::declarations ? opts.declaration_body_limit
-                 : route_ == route::settled    ? opts.settlement_body_limit
-                                               : opts.read_body_limit;
-    if (parser_->content_length().value_or(0) > limit) return on_read_error(bhttp::error::body_limit);
-    parser_->body_limit(limit);  // chunked bodies are counted as they arrive
-    if (auto early = screen(server_.app(), header, route_, writer_)) {
-      bool has_body = parser_->chunked() || parser_->content_length().value_or(0) > 0;
-      if (has_body) {
-        // Answer without reading a body we will not use; the connection closes after it.
-        auto idx = reserve(header, false);
-        return fill(idx, std::move(*early));
-      }
-      early_ = std::move(*early);
+    auto verdict = server_.handler().on_header(header);
+    early_ = std::move(verdict.early);
+    if (parser_->content_length().value_or(0) > verdict.body_limit) return on_read_error(bhttp::error::body_limit);
+    parser_->body_limit(verdict.body_limit);  // chunked bodies are counted as they arrive
+    bool has_body = parser_->chunked() || parser_->content_length().value_or(0) > 0;
+    if (early_ && has_body) {
+      // Answer without reading a body we will not use; the connection closes after it.
+      auto idx = reserve(header, false);
+      auto res = std::move(*early_);
+      early_.reset();
+      return fill(idx, std::move(res));
     }
     // A request without a body (every GET) is complete with its header: no second read.
     if (parser_->is_done()) return on_body({});
-    stream_.expires_after(opts.read_timeout);
+    stream_.expires_after(server_.options().read_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
   }
@@ -93,19 +88,12 @@ class session : public std::enable_shared_from_this<session> {
     in_request_ = false;
     auto req = parser_->release();
     auto idx = reserve(req, req.keep_alive());
-    auto self = shared_from_this();
-    auto reply_later = [self, idx](response res) {
-      net::post(self->stream_.get_executor(), [self, idx, res = std::move(res)]() mutable { self->fill(idx, std::move(res)); });
-    };
     if (early_) {
-      fill(idx, std::move(*early_));
+      auto res = std::move(*early_);
       early_.reset();
-    } else if (route_ == route::declarations) {
-      handle_declaration(server_.app(), req, *writer_, reply_later);
-    } else if (route_ == route::settled) {
-      handle_settlement(server_.app(), req, reply_later);
-    } else {
-      fill(idx, handle_read(server_.app(), req, route_));
+      fill(idx, std::move(res));
+    } else if (auto res = server_.handler().on_request(req, responder{shared_from_this(), idx})) {
+      fill(idx, std::move(*res));
     }
     read_next();
   }
@@ -188,16 +176,19 @@ class session : public std::enable_shared_from_this<session> {
   std::deque<slot> slots_;
   std::size_t first_seq_ = 0;
   std::chrono::steady_clock::time_point started_{};
-  route route_ = route::not_found;
-  std::optional<auth::provider_record> writer_;
   std::optional<response> early_;  // an answer decided from the headers alone
   bool reading_ = false, writing_ = false, in_request_ = false, closing_ = false, first_ = true;
 };
 
-server::server(net::io_context& ioc, server_options options, app_state& app, access_log& log)
+void responder::operator()(response res) const {
+  net::post(session_->stream_.get_executor(),
+            [s = session_, seq = seq_, res = std::move(res)]() mutable { s->fill(seq, std::move(res)); });
+}
+
+server::server(net::io_context& ioc, server_options options, http::handler& h, access_log& log)
     : ioc_(ioc),
       options_(std::move(options)),
-      app_(app),
+      handler_(h),
       log_(log),
       acceptor_(net::make_strand(ioc)),
       accept_pause_(acceptor_.get_executor()),

@@ -4,6 +4,7 @@
 #include "z402/auth/keyring.hpp"
 #include "z402/catalog/engine.hpp"
 #include "z402/config/rail_terms.hpp"
+#include "z402/http/handler.hpp"
 #include "z402/http/search_query.hpp"
 #include "z402/http/settle_batcher.hpp"
 
@@ -17,11 +18,6 @@
 #include <variant>
 
 namespace z402::http {
-
-namespace bhttp = boost::beast::http;
-using request = bhttp::request<bhttp::string_body>;
-using request_header = bhttp::request_header<>;
-using response = bhttp::response<bhttp::string_body>;
 
 /// What the handlers share.
 struct app_state {
@@ -38,6 +34,9 @@ struct app_state {
   settle_batcher& settles;
   std::size_t max_writes_in_flight = 1024;  // declarations: CAF mailboxes are unbounded, refuse above this
   std::atomic<std::size_t> writes_in_flight{0};
+  std::size_t read_body_limit = 4u << 10;          // GET bodies are not used
+  std::size_t declaration_body_limit = 17u << 20;  // 128 items of up to 128 KiB, plus framing
+  std::size_t settlement_body_limit = 256u << 10;  // one payment with its echoed bazaar extension
 };
 
 enum class route { health, resources, search, resource, declarations, settled, not_found };
@@ -46,11 +45,6 @@ route route_of(std::string_view path);
 
 /// Methods a route answers, for 405 and Allow.
 std::string_view allowed_methods(route r);
-
-response json_response(unsigned status, std::string body);
-/// {"error":code,"message":message[,"details":details]}
-response error_response(unsigned status, std::string_view code, std::string_view message,
-                        const boost::json::value* details = nullptr);
 
 /// Checks the request line and headers before any body is read: unknown path, wrong method,
 /// Authorization on reads (valid key or 401), on declarations (a provider key) and on
@@ -69,5 +63,17 @@ void handle_declaration(app_state& app, const request& req, const auth::provider
 /// POST /discovery/settled: 200 with the catalog outcome in the body and in EXTENSION-RESPONSES;
 /// 400 only when the body names no payee or resource. `reply` runs once.
 void handle_settlement(app_state& app, const request& req, std::function<void(response)> reply);
+
+/// The routes above, served by http::server.
+class bazaar_handler final : public handler {
+ public:
+  explicit bazaar_handler(app_state& app) : app_(app) {}
+  std::size_t max_body_limit() const override;
+  header_verdict on_header(const request_header& req) override;
+  std::optional<response> on_request(const request& req, const responder& reply) override;
+
+ private:
+  app_state& app_;
+};
 
 }  // namespace z402::http

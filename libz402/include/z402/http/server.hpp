@@ -2,7 +2,7 @@
 // The Beast front end: one strand per connection, bounded and ordered pipelining (writes
 // complete asynchronously), header/body limits, timeouts, and a graceful drain on shutdown.
 #include "z402/http/access_log.hpp"
-#include "z402/http/handlers.hpp"
+#include "z402/http/handler.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -21,9 +21,6 @@ struct server_options {
   std::string host = "127.0.0.1";
   std::uint16_t port = 3000;  // 0: any free port
   std::size_t header_limit = 16u << 10;
-  std::size_t read_body_limit = 4u << 10;             // GET bodies are not used
-  std::size_t declaration_body_limit = 17u << 20;     // 128 items of up to 128 KiB, plus framing
-  std::size_t settlement_body_limit = 256u << 10;     // one payment with its echoed bazaar extension
   std::chrono::seconds read_timeout{15};              // per request: slow clients are cut off
   std::chrono::seconds idle_timeout{60};              // between keep-alive requests
   std::size_t pipeline_limit = 16;
@@ -34,7 +31,7 @@ class session;
 
 class server {
  public:
-  server(boost::asio::io_context& ioc, server_options options, app_state& app, access_log& log);
+  server(boost::asio::io_context& ioc, server_options options, handler& h, access_log& log);
 
   /// Binds and starts accepting. Throws boost::system::system_error when it cannot bind.
   void start();
@@ -46,7 +43,7 @@ class server {
   void drain(std::function<void()> on_drained);
 
   // For sessions.
-  app_state& app() { return app_; }
+  http::handler& handler() { return handler_; }
   access_log& log() { return log_; }
   const server_options& options() const { return options_; }
   bool draining() const { return draining_.load(); }
@@ -57,7 +54,7 @@ class server {
 
   boost::asio::io_context& ioc_;
   server_options options_;
-  app_state& app_;
+  http::handler& handler_;
   access_log& log_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer accept_pause_;  // after an accept error

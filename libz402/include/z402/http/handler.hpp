@@ -1,0 +1,43 @@
+#pragma once
+// What a z402 server serves: the server owns connections, limits, pipelining and the access
+// log; a handler decides, per request, the body limit, an early answer, and the answer.
+#include "z402/http/message.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+
+namespace z402::http {
+
+class session;
+
+/// Fills one pipelined answer slot later, from any thread. Copyable (holds the connection
+/// alive); the first call answers, the answer is written in request order.
+class responder {
+ public:
+  responder(std::shared_ptr<session> s, std::size_t seq) : session_(std::move(s)), seq_(seq) {}
+  void operator()(response res) const;
+
+ private:
+  std::shared_ptr<session> session_;
+  std::size_t seq_;
+};
+
+/// Decided from the request line and headers, before a body is read.
+struct header_verdict {
+  std::size_t body_limit = 0;     // bytes of body this request may carry
+  std::optional<response> early;  // set: answer this, do not call on_request
+};
+
+class handler {
+ public:
+  virtual ~handler() = default;
+  /// The largest body any request may carry (Beast checks Content-Length against a limit
+  /// while it parses the header, before on_header can pick the request's own).
+  virtual std::size_t max_body_limit() const = 0;
+  virtual header_verdict on_header(const request_header& req) = 0;
+  /// The whole request. Returns the answer, or nothing when `reply` will be called later.
+  virtual std::optional<response> on_request(const request& req, const responder& reply) = 0;
+};
+
+}  // namespace z402::http
