@@ -1,0 +1,49 @@
+#pragma once
+// An HTTP(S) client for talking to servers we do not trust: one request at a time, a hard
+// deadline for everything (resolve, connect, TLS, write, read), and a byte budget counted as
+// bytes arrive, so a slow drip or an endless body ends on time and within memory. TLS verifies
+// the peer against the system trust store unless told not to. Redirects are the caller's call.
+#include "z402/http/message.hpp"
+
+#include <boost/asio/ssl/context.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace z402::http {
+
+struct client_request {
+  bhttp::verb method = bhttp::verb::get;
+  std::string url;  // absolute http:// or https://
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+};
+
+enum class fetch_failure { deadline, budget, address, connect, tls, protocol };
+
+struct fetch_error {
+  fetch_failure kind;
+  std::string message;  // says why, never repeats a header value
+};
+
+using fetch_result = std::variant<response, fetch_error>;
+
+class client {
+ public:
+  /// `verify_tls` false accepts any certificate (local testing only).
+  explicit client(bool verify_tls = true);
+
+  /// Sends `req` and reads the whole answer. `budget` is what is left for all requests of
+  /// the caller together; every byte received (headers and body) is taken from it.
+  fetch_result fetch(const client_request& req, std::chrono::steady_clock::time_point deadline, std::size_t& budget);
+
+ private:
+  boost::asio::ssl::context tls_;
+  bool verify_tls_;
+};
+
+}  // namespace z402::http

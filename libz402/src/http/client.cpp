@@ -1,0 +1,161 @@
+#include "z402/http/client.hpp"
+
+#include "z402/wire/url.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <openssl/ssl.h>
+
+#include <optional>
+
+namespace z402::http {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+using tcp = net::ip::tcp;
+using net::use_awaitable;
+
+constexpr std::size_t max_header_bytes = 64u << 10;
+constexpr std::size_t read_chunk = 16u << 10;
+
+struct target {
+  bool tls = false;
+  std::string host;  // without IPv6 brackets
+  std::string port;
+  std::string path_and_query;
+  std::string host_header;
+};
+
+std::optional<target> target_of(const std::string& url, std::string& reason) {
+  auto parts = wire::parse_absolute_url(url, reason);
+  if (!parts) return std::nullopt;
+  if (parts->scheme != "http" && parts->scheme != "https") {
+    reason = "the URL must be http or https";
+    return std::nullopt;
+  }
+  target t;
+  t.tls = parts->scheme == "https";
+  t.host = parts->host;
+  if (t.host.size() > 1 && t.host.front() == '[') t.host = t.host.substr(1, t.host.size() - 2);
+  t.port = parts->port.empty() ? (t.tls ? "443" : "80") : parts->port;
+  t.path_and_query = parts->path.empty() ? "/" : parts->path;
+  if (!parts->query.empty()) t.path_and_query += "?" + parts->query;
+  t.host_header = parts->host + (parts->port.empty() ? "" : ":" + parts->port);
+  return t;
+}
+
+/// Why a stream error ended the exchange, for one line of output.
+fetch_error failure_of(const beast::error_code& ec, fetch_failure kind, std::string_view step) {
+  if (ec == beast::error::timeout) return {fetch_failure::deadline, "the deadline passed while " + std::string{step}};
+  return {kind, std::string{step} + " failed: " + ec.message()};
+}
+
+/// One exchange over a connected stream: write, then read counting every byte received.
+template <class Stream>
+net::awaitable<fetch_result> exchange(Stream& stream, const request& req, std::size_t& budget) {
+  beast::error_code ec;
+  co_await bhttp::async_write(stream, req, net::redirect_error(use_awaitable, ec));
+  if (ec) co_return failure_of(ec, fetch_failure::connect, "sending the request");
+  bhttp::response_parser<bhttp::string_body> parser;
+  parser.header_limit(static_cast<std::uint32_t>(max_header_bytes));
+  parser.body_limit(boost::none);  // the budget bounds it
+  parser.eager(true);
+  beast::flat_buffer buffer;
+  while (!parser.is_done()) {
+    if (budget == 0) co_return fetch_error{fetch_failure::budget, "the byte budget ran out while reading the answer"};
+    auto n = co_await stream.async_read_some(buffer.prepare(std::min(budget, read_chunk)),
+                                             net::redirect_error(use_awaitable, ec));
+    budget -= n;
+    buffer.commit(n);
+    if (ec == net::error::eof || ec == net::ssl::error::stream_truncated) {
+      parser.put_eof(ec);
+      if (ec) co_return fetch_error{fetch_failure::protocol, "the connection closed before the answer was complete"};
+      break;
+    }
+    if (ec) co_return failure_of(ec, fetch_failure::connect, "reading the answer");
+    while (buffer.size() > 0 && !parser.is_done()) {
+      auto used = parser.put(buffer.data(), ec);
+      buffer.consume(used);
+      if (ec == bhttp::error::need_more) {
+        ec = {};
+        break;
+      }
+      if (ec == bhttp::error::header_limit)
+        co_return fetch_error{fetch_failure::protocol, "the answer's headers are larger than 64 KiB"};
+      if (ec) co_return fetch_error{fetch_failure::protocol, "the answer is not valid HTTP: " + ec.message()};
+    }
+  }
+  co_return parser.release();
+}
+
+net::awaitable<fetch_result> run(net::ssl::context& tls, bool verify, target t, request req,
+                                 std::chrono::steady_clock::time_point deadline, std::size_t& budget) {
+  auto ex = co_await net::this_coro::executor;
+  beast::error_code ec;
+  tcp::resolver resolver{ex};
+  auto endpoints = co_await resolver.async_resolve(t.host, t.port, net::redirect_error(use_awaitable, ec));
+  if (ec) co_return fetch_error{fetch_failure::address, "cannot resolve " + t.host + ": " + ec.message()};
+  beast::tcp_stream tcp_stream{ex};
+  tcp_stream.expires_at(deadline);
+  co_await tcp_stream.async_connect(endpoints, net::redirect_error(use_awaitable, ec));
+  if (ec) co_return failure_of(ec, fetch_failure::connect, "connecting to " + t.host_header);
+  if (!t.tls) co_return co_await exchange(tcp_stream, req, budget);
+
+  beast::ssl_stream<beast::tcp_stream> stream{std::move(tcp_stream), tls};
+  if (!SSL_set_tlsext_host_name(stream.native_handle(), t.host.c_str()))
+    co_return fetch_error{fetch_failure::tls, "cannot set the TLS server name"};
+  if (verify) stream.set_verify_callback(net::ssl::host_name_verification(t.host));
+  co_await stream.async_handshake(net::ssl::stream_base::client, net::redirect_error(use_awaitable, ec));
+  if (ec) co_return failure_of(ec, fetch_failure::tls, "the TLS handshake with " + t.host_header);
+  co_return co_await exchange(stream, req, budget);
+}
+
+}  // namespace
+
+client::client(bool verify_tls) : tls_(net::ssl::context::tls_client), verify_tls_(verify_tls) {
+  if (verify_tls_) {
+    tls_.set_default_verify_paths();
+    tls_.set_verify_mode(net::ssl::verify_peer);
+  } else {
+    tls_.set_verify_mode(net::ssl::verify_none);
+  }
+}
+
+fetch_result client::fetch(const client_request& spec, std::chrono::steady_clock::time_point deadline,
+                           std::size_t& budget) {
+  std::string reason;
+  auto t = target_of(spec.url, reason);
+  if (!t) return fetch_error{fetch_failure::address, "the URL is not usable: " + reason};
+  request req{spec.method, t->path_and_query, 11};
+  req.set(bhttp::field::host, t->host_header);
+  req.set(bhttp::field::user_agent, "z402");
+  for (auto& [name, value] : spec.headers) req.set(name, value);
+  if (!spec.body.empty() || spec.method == bhttp::verb::post) {
+    req.body() = spec.body;
+    req.prepare_payload();
+  }
+  req.keep_alive(false);
+
+  net::io_context ioc{1};
+  std::optional<fetch_result> result;
+  net::co_spawn(ioc, run(tls_, verify_tls_, std::move(*t), std::move(req), deadline, budget),
+                [&](std::exception_ptr error, fetch_result r) {
+                  if (error) result = fetch_error{fetch_failure::protocol, "the exchange failed"};
+                  else result = std::move(r);
+                });
+  // The stream deadlines cover connect and I/O; this bound also covers name resolution.
+  ioc.run_until(deadline + std::chrono::milliseconds{50});
+  if (!result) return fetch_error{fetch_failure::deadline, "the deadline passed"};
+  return std::move(*result);
+}
+
+}  // namespace z402::http
