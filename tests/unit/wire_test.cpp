@@ -1,6 +1,7 @@
 #define CAF_SUITE wire
 #include "test.hpp"
 
+#include "z402/wire/base64.hpp"
 #include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"
 #include "z402/wire/url.hpp"
@@ -62,4 +63,18 @@ CAF_TEST(address-like hosts are recognised) {
   for (auto h : {"127.0.0.1", "[::1]", "localhost", "a.localhost", "2130706433", "0x7f000001", "7f000001"})
     CAF_CHECK(wire::is_address_like_host(h));
   for (auto h : {"cdn.example.com", "icons.z402.dev"}) CAF_CHECK(!wire::is_address_like_host(h));
+}
+
+CAF_TEST(standard base64 round trips and refuses what is not padded base64) {
+  for (const std::string& text : std::vector<std::string>{"", "a", "ab", "abc", "{\"x402Version\":2}", std::string("\0\xff\xfe", 3)}) {
+    auto decoded = wire::base64_decode(wire::base64_encode(text));
+    CAF_REQUIRE(decoded.has_value());
+    CAF_CHECK_EQUAL(*decoded, text);
+  }
+  for (std::string_view bad : {"abc", "ab=c", "a===", "ab-_", "YW*j", "YWJj\n", "====="})
+    CAF_CHECK(!wire::base64_decode(bad).has_value());
+  auto url = wire::base64url_decode("-_8");
+  CAF_REQUIRE(url.has_value());
+  CAF_CHECK_EQUAL(*url, std::string("\xfb\xff", 2));
+  CAF_CHECK(!wire::base64url_decode("+/8").has_value());
 }

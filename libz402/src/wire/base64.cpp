@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cctype>
 
 namespace z402::wire {
@@ -21,21 +22,39 @@ std::string base64url_encode(std::string_view bytes) {
   return out;
 }
 
+namespace {
+
+/// Decodes padded standard base64 (length a multiple of 4, only the alphabet and '=' at the end).
+std::optional<std::string> decode_padded(std::string_view padded) {
+  if (padded.size() % 4) return std::nullopt;
+  auto pad = padded.size() - std::min(padded.find_last_not_of('=') + 1, padded.size());
+  if (pad > 2) return std::nullopt;
+  for (std::size_t i = 0; i < padded.size() - pad; ++i) {
+    auto c = static_cast<unsigned char>(padded[i]);
+    if (!std::isalnum(c) && c != '+' && c != '/') return std::nullopt;
+  }
+  std::string out(padded.size() / 4 * 3, '\0');
+  auto n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                           reinterpret_cast<const unsigned char*>(padded.data()), static_cast<int>(padded.size()));
+  if (n < 0) return std::nullopt;
+  out.resize(static_cast<std::size_t>(n) - pad);  // DecodeBlock counts padding as zeros
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> base64_decode(std::string_view text) { return decode_padded(text); }
+
 std::optional<std::string> base64url_decode(std::string_view text) {
   if (text.size() % 4 == 1) return std::nullopt;
   std::string padded{text};
   for (auto& c : padded) {
     if (c == '-') c = '+';
     else if (c == '_') c = '/';
-    else if (!std::isalnum(static_cast<unsigned char>(c))) return std::nullopt;
+    else if (c == '+' || c == '/' || c == '=') return std::nullopt;
   }
   while (padded.size() % 4) padded.push_back('=');
-  std::string out(padded.size() / 4 * 3, '\0');
-  auto n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                           reinterpret_cast<const unsigned char*>(padded.data()), static_cast<int>(padded.size()));
-  if (n < 0) return std::nullopt;
-  out.resize(static_cast<std::size_t>(n) - (padded.size() - text.size()));  // DecodeBlock counts padding as zeros
-  return out;
+  return decode_padded(padded);
 }
 
 }  // namespace z402::wire

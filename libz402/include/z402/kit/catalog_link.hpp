@@ -1,0 +1,51 @@
+#pragma once
+// The service's two calls to the catalog, each made by its own detached actor so a slow or
+// absent catalog never holds up the service: the declaration heartbeat and the settle
+// reporter. Both log one line each time the outcome changes, never the key.
+#include "z402/kit/paid_service.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/atom.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace z402::kit {
+
+namespace atom {
+/// HEARTBEAT -> HEARTBEAT: look at readiness, declare when due.
+using beat = caf::atom_constant<caf::atom("beat")>;
+/// service -> REPORTER: (report, std::string body) a settle event to send to the catalog.
+using report = caf::atom_constant<caf::atom("report")>;
+}  // namespace atom
+
+struct catalog_link_options {
+  std::string discovery_url;  // the catalog's base URL; its path is kept as a prefix
+  std::string key;            // provider key (heartbeat) or settle key (reporter)
+  std::chrono::milliseconds timeout{10'000};  // per call
+  bool verify_tls = true;
+  std::function<void(const std::string&)> log;  // one line, no newline
+};
+
+struct heartbeat_options {
+  catalog_link_options link;
+  std::chrono::milliseconds interval{30'000};  // 0 turns declaring off
+  std::chrono::milliseconds readiness_poll{250};  // how soon becoming ready is noticed
+};
+
+/// Declares at once when the service is ready, then every interval while it stays ready.
+/// Returns an invalid handle (and spawns nothing) when the interval is 0.
+caf::actor spawn_heartbeat(caf::actor_system& sys, heartbeat_options options, std::shared_ptr<const paid_service> service);
+
+/// Sends each (report, body) to POST /discovery/settled; an event that cannot be sent is
+/// logged (on change) and dropped: the call was delivered, the catalog only counts.
+caf::actor spawn_settle_reporter(caf::actor_system& sys, catalog_link_options options);
+
+/// One call: POST `body` to the catalog's `path` with the key. Returns "ok" details or why
+/// not, as one printable line that never contains the key. `ok` says which.
+std::string post_to_catalog(const catalog_link_options& link, std::string_view path, std::string body, bool& ok);
+
+}  // namespace z402::kit

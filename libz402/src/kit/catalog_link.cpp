@@ -1,0 +1,140 @@
+#include "z402/kit/catalog_link.hpp"
+
+#include "z402/http/client.hpp"
+#include "z402/wire/json.hpp"
+
+#include <boost/json.hpp>
+#include <caf/all.hpp>
+
+namespace z402::kit {
+namespace {
+
+constexpr std::size_t answer_budget = 1u << 20;  // the catalog's answers are small
+constexpr std::size_t max_reason_chars = 200;
+
+/// What the catalog said, as printable ASCII, bounded, with the key (if echoed) removed.
+std::string printable(std::string text, const std::string& key) {
+  if (!key.empty())
+    for (auto at = text.find(key); at != std::string::npos; at = text.find(key)) text.replace(at, key.size(), "[key]");
+  std::string out;
+  for (unsigned char c : text) {
+    if (out.size() >= max_reason_chars) return out + "...";
+    out += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
+  }
+  return out;
+}
+
+std::string refusal(const http::response& res) {
+  std::string why = std::to_string(res.result_int());
+  std::string error;
+  auto body = wire::parse_strict(res.body(), 16, error);
+  if (body && body->is_object()) {
+    auto& o = body->get_object();
+    if (auto code = wire::find_string(o, "error")) why += " " + std::string{*code};
+    if (auto message = wire::find_string(o, "message")) why += ": " + std::string{*message};
+  }
+  return why;
+}
+
+/// The outcome-change log: one line when the outcome differs from the last one.
+struct outcome_log {
+  std::string last;
+  void note(const catalog_link_options& link, const std::string& what, const std::string& outcome) {
+    if (outcome == last) return;
+    last = outcome;
+    if (link.log) link.log(what + ": " + outcome);
+  }
+};
+
+struct heartbeat_state {
+  static inline const char* name = "z402.kit.heartbeat";
+  heartbeat_options options;
+  std::shared_ptr<const paid_service> service;
+  bool was_ready = false;
+  std::chrono::steady_clock::time_point next_due{};
+  outcome_log log;
+};
+
+caf::behavior heartbeat_actor(caf::stateful_actor<heartbeat_state>* self, heartbeat_options options,
+                              std::shared_ptr<const paid_service> service) {
+  self->state.options = std::move(options);
+  self->state.service = std::move(service);
+  self->send(self, atom::beat::value);
+  return {[=](atom::beat) {
+    auto& st = self->state;
+    auto now = std::chrono::steady_clock::now();
+    if (!st.service->ready()) {
+      st.was_ready = false;
+      st.log.note(st.options.link, "declarations", "paused: the service is not ready");
+    } else if (!st.was_ready || now >= st.next_due) {
+      st.was_ready = true;
+      st.next_due = now + st.options.interval;
+      bool ok = false;
+      auto body = boost::json::serialize(st.service->declaration());
+      auto outcome = post_to_catalog(st.options.link, "/discovery/declarations", std::move(body), ok);
+      st.log.note(st.options.link, "declarations", outcome);
+    }
+    self->delayed_send(self, st.options.readiness_poll, atom::beat::value);
+  }};
+}
+
+struct reporter_state {
+  static inline const char* name = "z402.kit.settle_reporter";
+  catalog_link_options link;
+  outcome_log log;
+};
+
+caf::behavior reporter_actor(caf::stateful_actor<reporter_state>* self, catalog_link_options link) {
+  self->state.link = std::move(link);
+  return {[=](atom::report, std::string& body) {
+    bool ok = false;
+    auto outcome = post_to_catalog(self->state.link, "/discovery/settled", std::move(body), ok);
+    self->state.log.note(self->state.link, "settle reports", outcome);
+  }};
+}
+
+}  // namespace
+
+std::string post_to_catalog(const catalog_link_options& link, std::string_view path, std::string body, bool& ok) {
+  ok = false;
+  auto base = link.discovery_url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  http::client_request req;
+  req.method = http::bhttp::verb::post;
+  req.url = base + std::string{path};
+  req.headers = {{"Authorization", "Bearer " + link.key}, {"Content-Type", "application/json"}};
+  req.body = std::move(body);
+  // One client per call: a beat every 30 s does not need connection reuse, and a fresh
+  // TLS context picks up trust store changes.
+  http::client client{link.verify_tls};
+  std::size_t budget = answer_budget;
+  auto result = client.fetch(req, std::chrono::steady_clock::now() + link.timeout, budget);
+  if (auto* failed = std::get_if<http::fetch_error>(&result))
+    return "the catalog could not be reached: " + printable(failed->message, link.key);
+  auto& res = std::get<http::response>(result);
+  if (res.result_int() != 200) return "refused by the catalog: " + printable(refusal(res), link.key);
+  // A settle report is answered 200 either way; its bazaar status says whether it counted.
+  std::string error;
+  auto answer = wire::parse_strict(res.body(), 16, error);
+  auto bazaar = answer && answer->is_object() ? answer->get_object().if_contains("bazaar") : nullptr;
+  if (bazaar && bazaar->is_object()) {
+    auto status = wire::find_string(bazaar->get_object(), "status");
+    if (status && *status == "rejected") {
+      auto reason = wire::find_string(bazaar->get_object(), "rejectedReason");
+      return "not counted by the catalog: " + printable(reason ? std::string{*reason} : "no reason given", link.key);
+    }
+  }
+  ok = true;
+  return "accepted by the catalog";
+}
+
+caf::actor spawn_heartbeat(caf::actor_system& sys, heartbeat_options options, std::shared_ptr<const paid_service> service) {
+  if (options.interval.count() <= 0) return {};
+  return sys.spawn<caf::detached>(heartbeat_actor, std::move(options), std::move(service));
+}
+
+caf::actor spawn_settle_reporter(caf::actor_system& sys, catalog_link_options options) {
+  return sys.spawn<caf::detached>(reporter_actor, std::move(options));
+}
+
+}  // namespace z402::kit
