@@ -1,6 +1,7 @@
 // Starts the built z402-bazaar on a free loopback port with its own data dir, and runs its CLI.
-import { spawn, execFileSync } from "node:child_process";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -104,3 +105,43 @@ export async function list(url, query = "", headers = {}) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A loopback port that was free a moment ago (for servers that must come back on it). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export const demoBinary = process.env.Z402_DEMO;
+
+/** Starts z402-demo-service; resolves once it listens: {url, child, log(), exited}. */
+export function startDemo(args) {
+  if (!demoBinary) throw new Error("Z402_DEMO must name the built z402-demo-service (ctest sets it)");
+  const child = spawn(demoBinary, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`demo did not start: ${stderr}`)), 10000);
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      const m = stderr.match(/listening on (http:\/\/127\.0\.0\.1:\d+) as /);
+      if (m && timer) {
+        clearTimeout(timer);
+        resolve({ url: m[1], child, exited, log: () => stderr });
+      }
+    });
+    child.on("exit", () => reject(new Error(`demo exited early: ${stderr}`)));
+  });
+}
+
+/** Runs `z402-demo-service pay ...`: {status, stdout, stderr}. */
+export function demoPay(args) {
+  const r = spawnSync(demoBinary, ["pay", ...args], { encoding: "utf8" });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
