@@ -3,6 +3,7 @@
 // catalog, and logs each change of declaration outcome once, never with a key.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { writeFileSync, rmSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -86,6 +87,15 @@ test("within 1 s the three routes are listed with lastSeen, and prices and metho
   }
   const templated = items.find((i) => i.resource.endsWith("/v1/primes/:n"));
   assert.ok(templated, "the path-parameter route is listed by its template");
+});
+
+test("z402-discover against the real server picks the demo route that matches the intent", () => {
+  const r = spawnSync(process.env.Z402_DISCOVER, ["--discovery", catalog.url, "--intent", "is 97 a prime number"], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim().split("\n").at(-1), `pick: GET ${demo.url}/v1/primes/:n`);
+  const words = spawnSync(process.env.Z402_DISCOVER, ["--discovery", catalog.url, "--intent", "count the words of my text", "--json"], { encoding: "utf8" });
+  assert.equal(words.status, 0, words.stderr);
+  assert.deepEqual(JSON.parse(words.stdout).pick, { method: "POST", url: `${demo.url}/v1/wordcount` });
 });
 
 test("three development payments count 3 in the catalog and on /health; a replay gets 402", async () => {

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace z402::test {
 
@@ -52,6 +53,35 @@ inline boost::json::object valid_item(const config::rail_terms& terms, std::stri
 
 inline boost::json::value declaration_of(boost::json::array items) {
   return boost::json::object{{"items", std::move(items)}};
+}
+
+/// One row of a realistic catalog, for ranking tests.
+struct listing {
+  const char* name;
+  const char* url;
+  const char* description;
+  std::vector<const char*> tags;
+  const char* unit;
+  std::vector<const char*> params;
+  const char* method = "GET";
+};
+
+/// The DiscoveryResource of a row: its parameters as the example input of its method.
+inline boost::json::object fields_of(const listing& row) {
+  boost::json::object query;
+  for (auto p : row.params) query[p] = "example";
+  boost::json::object input{{"type", "http"}, {"method", row.method}};
+  input[std::string_view{row.method} == "GET" ? "queryParams" : "body"] = query;
+  boost::json::array tags;
+  for (auto t : row.tags) tags.push_back(boost::json::string(t));
+  return {{"resource", row.url},
+          {"type", "http"},
+          {"x402Version", 2},
+          {"accepts", boost::json::array{accepts_entry(config::default_rail_terms())}},
+          {"description", row.description},
+          {"serviceName", row.name},
+          {"tags", tags},
+          {"extensions", {{"bazaar", {{"info", {{"input", input}}}, {"schema", boost::json::object{}}}}, {"z402", {{"unit", row.unit}}}}}};
 }
 
 }  // namespace z402::test

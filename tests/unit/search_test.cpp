@@ -15,17 +15,11 @@ using boost::json::object;
 
 namespace {
 
-struct listing {
-  const char* name;
-  const char* url;
-  const char* description;
-  std::vector<const char*> tags;
-  const char* unit;
-  std::vector<const char*> params;
-  const char* method = "GET";
-};
 
 // A realistic catalog: several services per kind, different wording, and keyword stuffers.
+using test::listing;
+using test::fields_of;
+
 const std::vector<listing> catalog_rows = {
     {"Current weather", "https://wx.example.com/v1/current", "Current weather conditions for a city: temperature, wind, humidity and sky.", {"weather"}, "call", {"city"}},
     {"Weather forecast", "https://wx.example.com/v1/forecast", "Daily weather forecast for up to 7 days ahead for any location.", {"weather", "forecast"}, "call", {"city", "days"}},
@@ -96,22 +90,6 @@ const std::vector<listing> catalog_rows = {
     {"AI everything", "https://spam.example.net/ai", "AI translate summarize transcribe OCR sentiment generate search geocode convert currency stock email QR DNS news embed format regex", {"ai"}, "call", {"input"}},
 };
 
-object fields_of(const listing& row) {
-  object query;
-  for (auto p : row.params) query[p] = "example";
-  object input{{"type", "http"}, {"method", row.method}};
-  input[std::string_view{row.method} == "GET" ? "queryParams" : "body"] = query;
-  array tags;
-  for (auto t : row.tags) tags.push_back(boost::json::string(t));
-  return {{"resource", row.url},
-          {"type", "http"},
-          {"x402Version", 2},
-          {"accepts", array{test::accepts_entry(config::default_rail_terms())}},
-          {"description", row.description},
-          {"serviceName", row.name},
-          {"tags", tags},
-          {"extensions", {{"bazaar", {{"info", {{"input", input}}}, {"schema", object{}}}}, {"z402", {{"unit", row.unit}}}}}};
-}
 
 catalog::snapshot snapshot_of(const std::vector<listing>& rows) {
   catalog::snapshot s;

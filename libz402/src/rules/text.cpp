@@ -48,6 +48,26 @@ std::optional<std::string> unsafe_text_reason(std::string_view s) {
   return std::nullopt;
 }
 
+std::string terminal_safe(std::string_view s) {
+  constexpr std::string_view replacement = "\xEF\xBF\xBD";  // U+FFFD
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    char32_t cp = 0;
+    auto len = decode(s, i, cp);
+    if (len == 0) {
+      out += replacement;
+      ++i;
+      continue;
+    }
+    bool unsafe = cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || is_bidi_control(cp);
+    if (unsafe) out += replacement;
+    else out.append(s.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
 bool is_printable_ascii(std::string_view s, std::size_t max_len) {
   return !s.empty() && s.size() <= max_len &&
          std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c <= 0x7E; });

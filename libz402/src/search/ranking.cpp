@@ -30,28 +30,17 @@ void add_keys(std::vector<std::string>& into, const boost::json::value* v) {
     for (auto& kv : *obj) add_terms(into, kv.key());
 }
 
-const boost::json::value* at_path(const boost::json::object& root, std::initializer_list<const char*> path) {
-  const boost::json::value* v = nullptr;
-  const boost::json::object* o = &root;
-  for (auto key : path) {
-    if (!o) return nullptr;
-    v = o->if_contains(key);
-    if (!v) return nullptr;
-    o = v->if_object();
-  }
-  return v;
-}
 
 // Input parameter names: from the example input and from the schema of the input.
 void add_parameters(std::vector<std::string>& into, const boost::json::object& fields) {
-  auto* bazaar = at_path(fields, {"extensions", "bazaar"});
+  auto* bazaar = wire::find_path(fields, {"extensions", "bazaar"});
   auto* b = bazaar ? bazaar->if_object() : nullptr;
   if (!b) return;
   for (auto part : {"queryParams", "body", "pathParams"}) {
-    add_keys(into, at_path(*b, {"info", "input", part}));
-    add_keys(into, at_path(*b, {"schema", "properties", "input", "properties", part, "properties"}));
+    add_keys(into, wire::find_path(*b, {"info", "input", part}));
+    add_keys(into, wire::find_path(*b, {"schema", "properties", "input", "properties", part, "properties"}));
   }
-  add_keys(into, at_path(*b, {"info", "input", "inputSchema", "properties"}));
+  add_keys(into, wire::find_path(*b, {"info", "input", "inputSchema", "properties"}));
 }
 
 void sort_distinct(std::vector<std::string>& v) {
@@ -80,7 +69,7 @@ document make_document(const boost::json::object& fields, std::string_view selec
   if (auto* t = fields.if_contains("tags"); t && t->is_array())
     for (auto& tag : t->as_array())
       if (tag.is_string()) add_terms(d.terms[tags], tag.as_string());
-  if (auto* u = at_path(fields, {"extensions", "z402", "unit"}); u && u->is_string()) add_terms(d.terms[unit], u->as_string());
+  if (auto* u = wire::find_path(fields, {"extensions", "z402", "unit"}); u && u->is_string()) add_terms(d.terms[unit], u->as_string());
   add_terms(d.terms[mime], text("mimeType"));
   for (std::size_t f = 0; f < field_count; ++f) {
     d.length[f] = static_cast<std::uint16_t>(std::min<std::size_t>(d.terms[f].size(), 65535));

@@ -81,6 +81,17 @@ std::optional<boost::json::value> parse_strict(std::string_view text, std::size_
   return value;
 }
 
+std::optional<boost::json::value> parse_for_display(std::string_view text, std::size_t max_depth, std::string& error) {
+  boost::json::parse_options options;
+  options.max_depth = max_depth;
+  options.allow_invalid_utf8 = true;
+  boost::system::error_code ec;
+  auto value = boost::json::parse(boost::json::string_view{text.data(), text.size()}, ec, {}, options);
+  if (!ec) return value;
+  error = ec == boost::json::error::too_deep ? "it nests deeper than " + std::to_string(max_depth) + " levels" : ec.message();
+  return std::nullopt;
+}
+
 std::size_t json_depth(const boost::json::value& v) {
   std::size_t deepest = 0;
   if (auto* arr = v.if_array()) {
@@ -92,6 +103,18 @@ std::size_t json_depth(const boost::json::value& v) {
     return deepest + 1;
   }
   return 0;
+}
+
+const boost::json::value* find_path(const boost::json::object& root, std::initializer_list<std::string_view> path) {
+  const boost::json::value* v = nullptr;
+  const boost::json::object* o = &root;
+  for (auto key : path) {
+    if (!o) return nullptr;
+    v = o->if_contains(boost::json::string_view{key.data(), key.size()});
+    if (!v) return nullptr;
+    o = v->if_object();
+  }
+  return v;
 }
 
 const boost::json::string* find_string(const boost::json::object& obj, std::string_view key) {

@@ -15,6 +15,10 @@ std::size_t utf8_length(std::string_view s);
 /// nullopt when it is clean.
 std::optional<std::string> unsafe_text_reason(std::string_view s);
 
+/// `s` with everything a terminal would act on replaced by U+FFFD: invalid UTF-8, control
+/// characters (C0 including ESC and newlines, DEL, C1) and bidirectional formatting characters.
+std::string terminal_safe(std::string_view s);
+
 /// 1..max_len characters, each printable ASCII (0x20-0x7e).
 bool is_printable_ascii(std::string_view s, std::size_t max_len);
 

@@ -5,6 +5,7 @@
 #include <boost/json/value.hpp>
 
 #include <cstddef>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,8 +17,17 @@ namespace z402::wire {
 std::optional<boost::json::value> parse_strict(std::string_view text, std::size_t max_depth,
                                                std::string& error);
 
+/// Parses JSON that will only be shown to a person, never trusted: strings with invalid UTF-8
+/// are kept as bytes (the printer replaces them), a repeated key keeps its last value. Nesting
+/// is bounded like parse_strict's.
+std::optional<boost::json::value> parse_for_display(std::string_view text, std::size_t max_depth, std::string& error);
+
 /// Nesting depth of a value: a scalar is 0, `[]` and `{}` are 1.
 std::size_t json_depth(const boost::json::value& v);
+
+/// The value at a path of object keys (`{"extensions","z402","unit"}`), or nullptr when a
+/// step is missing or not an object.
+const boost::json::value* find_path(const boost::json::object& root, std::initializer_list<std::string_view> path);
 
 /// Returns the string at `key` of `obj`, or nullptr when absent or not a string.
 const boost::json::string* find_string(const boost::json::object& obj, std::string_view key);

@@ -1,0 +1,131 @@
+#include "z402/agent/catalog_reader.hpp"
+
+#include "z402/wire/json.hpp"
+#include "z402/wire/url.hpp"
+
+#include <boost/json.hpp>
+
+#include <unordered_set>
+
+namespace z402::agent {
+namespace {
+
+namespace json = boost::json;
+
+constexpr std::size_t max_json_depth = 64;
+
+std::string page_url(std::string base, std::size_t limit, std::size_t offset) {
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  return base + "/discovery/resources?limit=" + std::to_string(limit) + "&offset=" + std::to_string(offset);
+}
+
+/// The absolute URL a Location names, or nullopt (with `why`) when it leaves `origin`.
+std::optional<std::string> follow(const std::string& from, std::string_view location, std::string& why) {
+  std::string reason;
+  auto base = wire::parse_absolute_url(from, reason);
+  std::string target = location.starts_with("/") && !location.starts_with("//") ? wire::origin_of(*base) + std::string{location}
+                                                                                : std::string{location};
+  auto next = wire::parse_absolute_url(target, reason);
+  if (!next || wire::origin_of(*next) != wire::origin_of(*base)) {
+    why = "the server redirected to another origin; refused";
+    return std::nullopt;
+  }
+  return target;
+}
+
+/// One item's identity in the list, to drop the repeats of a server that repeats pages.
+std::string identity_of(const json::object& item) {
+  std::string key = json::serialize(item.contains("resource") ? item.at("resource") : json::value{});
+  if (auto* ext = item.if_contains("extensions"); ext && ext->is_object())
+    if (auto* b = ext->get_object().if_contains("bazaar"); b && b->is_object())
+      if (auto* info = b->get_object().if_contains("info"); info && info->is_object())
+        if (auto* input = info->get_object().if_contains("input"))
+          key += json::serialize(*input);
+  if (auto* accepts = item.if_contains("accepts")) key += json::serialize(*accepts);
+  return key;
+}
+
+std::string failure_text(const http::fetch_error& e) {
+  switch (e.kind) {
+    case http::fetch_failure::deadline: return "the 60 s deadline passed: " + e.message;
+    case http::fetch_failure::budget: return "the 32 MiB budget ran out: " + e.message;
+    case http::fetch_failure::tls: return "TLS: " + e.message;
+    default: return e.message;
+  }
+}
+
+}  // namespace
+
+catalog_read read_catalog(http::client& client, const std::string& discovery_url, const read_limits& limits) {
+  catalog_read out;
+  auto deadline = std::chrono::steady_clock::now() + limits.deadline;
+  std::size_t budget = limits.budget;
+  std::unordered_set<std::string> seen;
+  std::size_t received = 0;  // items the server gave, repeats included: our next offset
+  while (true) {
+    if (out.pages >= limits.max_pages || out.items.size() >= limits.max_resources) {
+      out.capped = true;
+      break;
+    }
+    auto want = std::min(limits.page_size, limits.max_resources - out.items.size());
+    http::client_request req;
+    req.url = page_url(discovery_url, want, received);
+    req.headers = {{"Accept", "application/json"}};
+    std::optional<http::response> answer;
+    for (std::size_t hop = 0; !answer; ++hop) {
+      auto before = budget;
+      auto result = client.fetch(req, deadline, budget);
+      out.bytes += before - budget;
+      if (auto* failed = std::get_if<http::fetch_error>(&result)) {
+        out.error = failure_text(*failed);
+        return out;
+      }
+      auto& res = std::get<http::response>(result);
+      auto status = res.result_int();
+      if (status >= 300 && status < 400 && res.find(http::bhttp::field::location) != res.end()) {
+        if (hop >= limits.max_redirects) {
+          out.error = "too many redirects";
+          return out;
+        }
+        auto location = res[http::bhttp::field::location];
+        std::string refused;
+        auto next = follow(req.url, {location.data(), location.size()}, refused);
+        if (!next) {
+          out.error = refused;
+          return out;
+        }
+        req.url = *next;
+        continue;
+      }
+      if (status != 200) {
+        out.error = "the server answered HTTP " + std::to_string(status);
+        return out;
+      }
+      answer = std::move(res);
+    }
+    ++out.pages;
+    std::string why;
+    auto doc = wire::parse_for_display(answer->body(), max_json_depth, why);
+    auto* page = doc && doc->is_object() ? doc->get_object().if_contains("items") : nullptr;
+    if (!page || !page->is_array()) {
+      out.error = "the answer is not a catalog page (malformed JSON" + (why.empty() ? std::string{")"} : ": " + why + ")");
+      return out;
+    }
+    auto& items = page->get_array();
+    received += items.size();
+    for (auto& v : items) {
+      if (!v.is_object() || out.items.size() >= limits.max_resources) continue;
+      if (seen.insert(identity_of(v.get_object())).second) out.items.push_back(std::move(v.get_object()));
+    }
+    // Done when the page is empty or the server says we have everything; a lying total only
+    // keeps us going until the caps.
+    if (items.empty()) break;
+    auto* pagination = doc->get_object().if_contains("pagination");
+    auto* total = pagination && pagination->is_object() ? pagination->get_object().if_contains("total") : nullptr;
+    if (total && total->is_number() && static_cast<double>(received) >= total->to_number<double>()) break;
+    if (!total && items.size() < want) break;
+  }
+  return out;
+}
+
+}  // namespace z402::agent

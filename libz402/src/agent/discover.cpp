@@ -1,0 +1,148 @@
+#include "z402/agent/discover.hpp"
+
+#include "z402/rules/text.hpp"
+#include "z402/search/ranking.hpp"
+#include "z402/search/tokenizer.hpp"
+#include "z402/wire/iso_time.hpp"
+#include "z402/wire/json.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <numeric>
+
+namespace z402::agent {
+namespace {
+
+namespace json = boost::json;
+
+constexpr std::int64_t up_limit_s = 75, late_limit_s = 300, future_slack_s = 90;
+constexpr std::size_t max_description_chars = 200;
+
+
+std::string text_at(const json::object& o, std::initializer_list<std::string_view> path) {
+  auto* v = wire::find_path(o, path);
+  return v && v->is_string() ? rules::terminal_safe(v->get_string()) : std::string{};
+}
+
+/// Whole characters, at most `max`, with an ellipsis when cut.
+std::string shorten(std::string s, std::size_t max) {
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;
+    if (++chars > max) return s.substr(0, i) + "\xE2\x80\xA6";
+  }
+  return s;
+}
+
+std::string price_of(const json::object& item) {
+  auto* first = wire::find_path(item, {"accepts"});
+  if (!first || !first->is_array() || first->get_array().empty() || !first->get_array()[0].is_object()) return "-";
+  auto& offer = first->get_array()[0].get_object();
+  auto amount = text_at(offer, {"amount"});
+  auto asset = text_at(offer, {"asset"});
+  auto unit = text_at(item, {"extensions", "z402", "unit"});
+  // The z402 rail prices in zatoshis, the atomic unit of ZEC.
+  auto denomination = asset == "ZEC" ? std::string{"zat"} : shorten(asset, 12);
+  return (amount.empty() ? "?" : amount) + " " + denomination + "/" + (unit.empty() ? "call" : unit);
+}
+
+std::string age_text(std::int64_t s) {
+  if (s < 60) return std::to_string(s) + "s";
+  if (s < 3600) return std::to_string(s / 60) + "m";
+  if (s < 86400) return std::to_string(s / 3600) + "h";
+  return std::to_string(s / 86400) + "d";
+}
+
+}  // namespace
+
+std::size_t overlap(const std::vector<std::string>& intent_terms, const json::object& item) {
+  auto selector = text_at(item, {"extensions", "bazaar", "info", "input", "method"});
+  auto doc = search::make_document(item, selector);
+  std::size_t hits = 0;
+  for (auto& term : intent_terms) {
+    bool found = false;
+    for (auto f : {search::name, search::description, search::params, search::tags, search::unit})
+      found = found || std::binary_search(doc.terms[f].begin(), doc.terms[f].end(), term);
+    hits += found;
+  }
+  return hits;
+}
+
+ranking rank(const std::vector<json::object>& items, std::string_view intent) {
+  ranking r;
+  auto terms = search::distinct_terms(intent);
+  r.scores.reserve(items.size());
+  for (auto& item : items) r.scores.push_back(overlap(terms, item));
+  r.order.resize(items.size());
+  std::iota(r.order.begin(), r.order.end(), 0);
+  std::stable_sort(r.order.begin(), r.order.end(), [&](auto a, auto b) { return r.scores[a] > r.scores[b]; });
+  if (!r.order.empty() && r.scores[r.order.front()] > 0) r.pick = r.order.front();
+  return r;
+}
+
+activity activity_of(const json::object& item, std::int64_t now_ms) {
+  activity a;
+  if (auto* today = item.if_contains("paidCallsToday"); today && today->is_int64()) a.today = today->get_int64();
+  auto* seen = item.if_contains("lastSeen");
+  auto ms = seen && seen->is_string() ? wire::parse_iso_ms(seen->get_string()) : std::nullopt;
+  if (!ms) return a;
+  auto age = (now_ms - *ms) / 1000;
+  if (age < -future_slack_s) return a;
+  a.age_seconds = std::max<std::int64_t>(age, 0);
+  a.status = a.age_seconds <= up_limit_s ? "up" : a.age_seconds <= late_limit_s ? "late" : "down";
+  return a;
+}
+
+std::string activity_cell(const activity& a) {
+  auto state = a.status.empty() ? std::string{"-"} : a.status + " " + age_text(a.age_seconds);
+  return state + " today " + std::to_string(a.today);
+}
+
+resource_line line_of(const json::object& item, std::int64_t now_ms, std::size_t score) {
+  resource_line l;
+  l.service_name = shorten(text_at(item, {"serviceName"}), 32);
+  if (l.service_name.empty()) l.service_name = "-";
+  auto type = text_at(item, {"type"});
+  l.method = type == "mcp" ? text_at(item, {"extensions", "bazaar", "info", "input", "toolName"})
+                           : text_at(item, {"extensions", "bazaar", "info", "input", "method"});
+  if (l.method.empty()) l.method = type == "mcp" ? "mcp" : "GET";  // an HTTP item's method is GET when absent
+  l.method = shorten(l.method, 32);
+  l.url = shorten(text_at(item, {"resource"}), 300);
+  l.price = price_of(item);
+  l.live = activity_of(item, now_ms);
+  l.description = shorten(text_at(item, {"description"}), max_description_chars);
+  l.score = score;
+  return l;
+}
+
+std::string render_text(const std::vector<resource_line>& lines, bool picked) {
+  std::string out;
+  for (auto& l : lines)
+    out += l.service_name + "  " + l.method + " " + l.url + "  " + l.price + "  " + activity_cell(l.live) + "  " +
+           l.description + "\n";
+  out += picked && !lines.empty() ? "pick: " + lines.front().method + " " + lines.front().url + "\n" : "pick: none\n";
+  return out;
+}
+
+std::string render_json(const std::vector<resource_line>& lines, bool picked) {
+  json::array resources;
+  for (auto& l : lines) {
+    // value(x), not value{x}: braces would make a one-element array.
+    json::object live{{"status", l.live.status.empty() ? json::value() : json::value(l.live.status)},
+                      {"ageSeconds", l.live.status.empty() ? json::value() : json::value(l.live.age_seconds)},
+                      {"paidCallsToday", l.live.today}};
+    resources.emplace_back(json::object{{"serviceName", l.service_name},
+                                        {"method", l.method},
+                                        {"url", l.url},
+                                        {"price", l.price},
+                                        {"activity", std::move(live)},
+                                        {"description", l.description},
+                                        {"score", l.score}});
+  }
+  json::value pick;
+  if (picked && !lines.empty()) pick = json::object{{"method", lines.front().method}, {"url", lines.front().url}};
+  return json::serialize(json::object{{"resources", std::move(resources)}, {"pick", std::move(pick)}}) + "\n";
+}
+
+}  // namespace z402::agent
