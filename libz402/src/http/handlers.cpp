@@ -3,6 +3,7 @@
 #include "z402/http/access_log.hpp"
 #include "z402/http/list_query.hpp"
 #include "z402/http/read_response.hpp"
+#include "z402/http/web_page.hpp"
 #include "z402/rules/declaration.hpp"
 #include "z402/rules/settlement.hpp"
 #include "z402/wire/base64.hpp"
@@ -60,6 +61,7 @@ route route_of(std::string_view path) {
   if (path == "/discovery/declarations") return route::declarations;
   if (path == "/discovery/settled") return route::settled;
   if (path == "/health") return route::health;
+  if (is_web_path(path)) return route::web;
   return route::not_found;
 }
 
@@ -102,6 +104,7 @@ std::optional<response> screen(app_state& app, const request_header& req, route 
 }
 
 response handle_read(app_state& app, const request& req, route r) {
+  if (r == route::web) return web_response(req, path_of({req.target().data(), req.target().size()}));
   auto snap = app.engine.snapshots().load_cached();
   if (r == route::health) {
     auto& stats = *app.engine.context().stats;

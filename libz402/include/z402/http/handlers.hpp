@@ -39,7 +39,7 @@ struct app_state {
   std::size_t settlement_body_limit = 256u << 10;  // one payment with its echoed bazaar extension
 };
 
-enum class route { health, resources, search, resource, declarations, settled, not_found };
+enum class route { health, resources, search, resource, declarations, settled, web, not_found };
 
 route route_of(std::string_view path);
 

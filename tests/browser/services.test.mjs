@@ -1,0 +1,260 @@
+// The Services page in Debian's chromium: grouping by (origin, payTo, serviceName), price
+// ranges, statuses from lastSeen, TODAY sums, hostile text shown as text and never run, local
+// filtering, keyboard use, 360 px, 304 refreshes, and 4,096 items without freezing.
+import { test, before, after, describe } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import { createRequire } from "node:module";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import {
+  binary, newDataDir, removeDataDir, addProvider, createSettleKey, termsFile, startServer, stopServer, item, declare,
+  settleBody,
+} from "../e2e/lib/server.mjs";
+
+const require = createRequire(join(process.env.Z402_BROWSER_MODULES ?? "", "noop.js"));
+const { chromium } = require("playwright-core");
+
+const chromiumArgs = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync"];
+
+const pay = { alpha: "uregtest1alpha", beta: "uregtest1beta", gamma: "uregtest1gamma" };
+const evilName = "<img src=x onerror=alert(1)>";
+
+let browser, dir, server, pixel, pixelHits = 0;
+
+function bazaar(params, example) {
+  return {
+    info: { input: { type: "http", method: "GET", queryParams: params }, output: { type: "json", example } },
+    schema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object",
+      properties: { input: { type: "object" }, output: { type: "object" } }, required: ["input"] },
+  };
+}
+
+function priced(terms, payTo, amount) {
+  return [{ ...terms, amount, payTo, maxTimeoutSeconds: 60 }];
+}
+
+async function settle(url, key, body) {
+  const res = await fetch(`${url}/discovery/settled`, {
+    method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify(body),
+  });
+  assert.equal(res.status, 200);
+}
+
+// Declares through the API, counts through settles, then gives items their ages by editing
+// lastSeen in the saved catalog while the server is stopped (the only way to make a route
+// "late" or "down" without waiting minutes).
+async function seed() {
+  const keys = Object.fromEntries(Object.entries(pay).map(([name, payTo]) => [name, addProvider(dir, name, payTo)]));
+  const settleKey = createSettleKey(dir);
+  const { terms } = termsFile(dir);
+  server = await startServer(dir);
+  const pixelUrl = `http://127.0.0.1:${pixel.address().port}/pixel.png`;
+  const ok = async (who, items) => assert.equal((await declare(server.url, keys[who], { items })).status, 200);
+  await ok("alpha", [
+    item(terms, pay.alpha, "https://wx.example.com/v1/current", { serviceName: "Weather API", description: "Current weather for a city.",
+      extensions: { bazaar: bazaar({ city: "Paris" }, { city: "Paris", temperature: 21 }), z402: { unit: "call" } } }),
+    item(terms, pay.alpha, "https://wx.example.com/v1/forecast", { serviceName: "Weather API", description: "Seven day forecast.",
+      accepts: priced(terms, pay.alpha, "5000"), extensions: { z402: { unit: "call" } } }),
+    item(terms, pay.alpha, "https://old.example.com/v1/thing", { serviceName: "Old service", description: "Not seen for hours." }),
+  ]);
+  await ok("beta", [
+    item(terms, pay.beta, "https://wx.example.com/v1/current", { serviceName: "Weather API", description: "The same URL, listed by another payee." }),
+    item(terms, pay.beta, "https://future.example.com/v1/x", { serviceName: "Future service", description: "Claims to be seen in the future." }),
+  ]);
+  await ok("gamma", [
+    item(terms, pay.gamma, "https://evil.example.com/v1/x", { serviceName: evilName, iconUrl: "https://icons.example.com/i.png",
+      description: `<img src="${pixelUrl}" onerror="alert(1)"><script>alert(2)</script> Evil thing` }),
+  ]);
+  for (let i = 0; i < 2; i++) await settle(server.url, settleKey, settleBody(terms, pay.alpha, "https://wx.example.com/v1/current"));
+  for (let i = 0; i < 3; i++) await settle(server.url, settleKey, settleBody(terms, pay.alpha, "https://wx.example.com/v1/forecast"));
+  await stopServer(server);
+  const file = join(dir, "catalog.json");
+  const saved = JSON.parse(readFileSync(file, "utf8"));
+  const now = Date.now();
+  for (const it of saved.items) {
+    if (it.resource === "https://old.example.com/v1/thing") it.lastSeen = now - 2 * 3600_000;
+    if (it.provider === "beta" && it.resource.startsWith("https://wx.")) it.lastSeen = now - 200_000;
+    if (it.resource === "https://future.example.com/v1/x") it.lastSeen = now + 600_000;
+  }
+  writeFileSync(file, JSON.stringify(saved));
+  server = await startServer(dir);
+}
+
+/** A page on the Services page that records dialogs and every request it makes. */
+async function open(viewport = { width: 1280, height: 900 }) {
+  const page = await browser.newPage({ viewport });
+  const seen = { dialogs: 0, requests: [] };
+  page.on("dialog", async (d) => { seen.dialogs++; await d.dismiss(); });
+  page.on("request", (r) => seen.requests.push({ url: r.url(), headers: r.headers() }));
+  const res = await page.goto(`${server.url}/`);
+  assert.equal(res.status(), 200);
+  await page.waitForSelector("#rows[data-rendered]");
+  return { page, seen };
+}
+
+const rowsOf = (page) => page.$$eval("#rows tr.group", (trs) => trs.map((tr) => ({
+  name: tr.querySelector(".service button").textContent,
+  payTo: tr.querySelector(".payto").textContent,
+  origin: tr.querySelector(".origin").textContent,
+  routes: Number(tr.children[1].textContent),
+  price: tr.children[2].textContent,
+  status: tr.children[3].textContent,
+  today: Number(tr.children[4].textContent),
+})));
+
+before(async () => {
+  pixel = http.createServer((req, res) => { pixelHits++; res.end(); });
+  await new Promise((r) => pixel.listen(0, "127.0.0.1", r));
+  dir = newDataDir();
+  await seed();
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: chromiumArgs });
+});
+
+after(async () => {
+  await browser?.close();
+  if (server?.child.exitCode === null) await stopServer(server);
+  pixel?.close();
+  removeDataDir(dir);
+});
+
+test("the page is served with a strict Content-Security-Policy", async () => {
+  const res = await fetch(`${server.url}/services`);
+  assert.equal(res.status, 200);
+  const csp = res.headers.get("content-security-policy");
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /script-src 'self'/);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:/);
+  assert.doesNotMatch(await res.text(), /<script>|\son[a-z]+=/i, "no inline script or handler in the page");
+});
+
+test("rows group by origin, payTo and service name, never by name alone", async () => {
+  const { page } = await open();
+  const rows = await rowsOf(page);
+  assert.deepEqual(rows.map((r) => r.name), ["Weather API", "Old service", "Weather API", "Future service", evilName]);
+  const [alphaWeather, , betaWeather] = rows;
+  assert.equal(alphaWeather.payTo, pay.alpha);
+  assert.equal(betaWeather.payTo, pay.beta);
+  assert.equal(alphaWeather.origin, betaWeather.origin);
+  assert.equal(alphaWeather.routes, 2);
+  assert.equal(betaWeather.routes, 1);
+  await page.close();
+});
+
+test("price ranges, statuses from lastSeen and TODAY sums", async () => {
+  const { page } = await open();
+  const rows = await rowsOf(page);
+  const byKey = Object.fromEntries(rows.map((r) => [`${r.name}|${r.payTo}`, r]));
+  assert.equal(byKey[`Weather API|${pay.alpha}`].price, "1000 zat/call – 5000 zat/call");
+  assert.equal(byKey[`Weather API|${pay.beta}`].price, "1000 zat/call");
+  assert.match(byKey[`Weather API|${pay.alpha}`].status, /^up \d+s$/);
+  assert.match(byKey[`Weather API|${pay.beta}`].status, /^late 3m$/);
+  assert.match(byKey[`Old service|${pay.alpha}`].status, /^down 2h$/);
+  assert.equal(byKey[`Future service|${pay.beta}`].status, "none");
+  assert.equal(byKey[`Weather API|${pay.alpha}`].today, 5);
+  assert.equal(byKey[`Weather API|${pay.beta}`].today, 0);
+  await page.close();
+});
+
+test("hostile text is shown as text and never executed; no icon or image is fetched", async () => {
+  const { page, seen } = await open();
+  await page.getByRole("button", { name: evilName }).click();
+  const details = await page.locator("tr.details:not([hidden])").textContent();
+  assert.match(details, /<script>alert\(2\)<\/script> Evil thing/);
+  assert.match(details, /<img src="http:\/\/127\.0\.0\.1:\d+\/pixel\.png" onerror="alert\(1\)">/);
+  await page.waitForTimeout(300);
+  assert.equal(seen.dialogs, 0, "no dialog opened");
+  assert.equal(pixelHits, 0, "the image URL was never requested");
+  assert.equal(await page.locator("img").count(), 0);
+  assert.equal(await page.locator("script").count(), 1, "only the page's own script");
+  assert.ok(!seen.requests.some((r) => r.url.includes("icons.example.com")), "iconUrl is never loaded");
+  await page.close();
+});
+
+test("the search box filters locally and nothing calls /discovery/search", async () => {
+  const { page, seen } = await open();
+  await page.fill("#search", "forecast");
+  await page.waitForFunction(() => document.querySelectorAll("#rows tr.group").length === 1);
+  const rows = await rowsOf(page);
+  assert.equal(rows[0].name, "Weather API");
+  assert.equal(rows[0].payTo, pay.alpha);
+  assert.match(await page.textContent("#summary"), /^1 of 5 services match$/);
+  await page.fill("#search", "");
+  await page.waitForFunction(() => document.querySelectorAll("#rows tr.group").length === 5);
+  assert.ok(!seen.requests.some((r) => r.url.includes("/discovery/search")));
+  await page.close();
+});
+
+test("rows expand from the keyboard to show input parameters and example output", async () => {
+  const { page } = await open();
+  const toggle = page.locator("#rows tr.group .service button").first();
+  await toggle.focus();
+  await page.keyboard.press("Enter");
+  assert.equal(await toggle.getAttribute("aria-expanded"), "true");
+  const details = page.locator(`#${await toggle.getAttribute("aria-controls")}`);
+  assert.ok(await details.isVisible());
+  const text = await details.textContent();
+  assert.match(text, /Input parameters: city/);
+  assert.match(text, /"temperature": 21/);
+  assert.match(text, /5000 zat\/call/);
+  await page.keyboard.press("Space");
+  assert.equal(await toggle.getAttribute("aria-expanded"), "false");
+  assert.ok(await details.isHidden());
+  assert.equal(await page.locator("table thead th[scope=col]").count(), 5);
+  await page.close();
+});
+
+test("readable at 360 px: nothing scrolls sideways", async () => {
+  const { page } = await open({ width: 360, height: 740 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 360, `page is ${width} px wide`);
+  assert.ok(await page.locator("#rows tr.group").first().isVisible());
+  await page.close();
+});
+
+test("it refreshes every 10 s and an unchanged catalog costs a 304", async () => {
+  const { page, seen } = await open();
+  const revalidated = page.waitForResponse((r) => r.url().includes("/discovery/resources") && r.status() === 304, { timeout: 15000 });
+  const res = await revalidated;
+  assert.ok(res.request().headers()["if-none-match"], "sent If-None-Match");
+  assert.equal(await page.locator("#rows tr.group").count(), 5);
+  assert.ok(seen.requests.filter((r) => r.url.includes("/discovery/resources")).length >= 2);
+  await page.close();
+});
+
+describe("a full catalog", () => {
+  let bigDir, big;
+  before(async () => {
+    bigDir = newDataDir();
+    big = await startServer(bigDir);
+    execFileSync("node", [new URL("../../benchmarks/seed-catalog.mjs", import.meta.url).pathname, big.url, bigDir, binary, "32", "128"],
+      { stdio: "ignore" });
+  });
+  after(async () => {
+    await stopServer(big);
+    removeDataDir(bigDir);
+  });
+
+  test("4,096 items render without freezing the page", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    // The longest gap between animation frames while the page loads and renders.
+    await page.addInitScript(() => {
+      window.__maxGap = 0;
+      let last = performance.now();
+      const tick = (t) => { window.__maxGap = Math.max(window.__maxGap, t - last); last = t; requestAnimationFrame(tick); };
+      requestAnimationFrame(tick);
+    });
+    await page.goto(`${big.url}/`);
+    await page.waitForSelector("#rows[data-rendered]", { timeout: 30000 });
+    assert.match(await page.textContent("#summary"), / 4096 routes$/);
+    const gap = await page.evaluate(() => window.__maxGap);
+    assert.ok(gap < 1000, `the page froze for ${Math.round(gap)} ms`);
+    console.log(`4,096 items: longest gap between frames ${Math.round(gap)} ms`);
+    await page.fill("#search", "weather");
+    await page.waitForFunction(() => document.querySelector("#rows").dataset.rendered !== undefined &&
+      /match$/.test(document.querySelector("#summary").textContent));
+    await page.close();
+  });
+});
