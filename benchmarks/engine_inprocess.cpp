@@ -1,7 +1,8 @@
-// In-process settle throughput: settle events sent from one thread, as a rail node's settle
-// path would, while another thread reads the list (limit=100) from the snapshot like the HTTP
-// handler does. Prints settles/s (acknowledged) and reads/s as JSON on one line.
-//   z402-bench-settle [EVENTS]
+// The engine alone, in-process (no HTTP): settle events sent from one thread, as a rail
+// node's settle path would, then heartbeat declarations (one provider re-declaring its 128
+// items, one at a time, each waited for), while another thread reads the list (limit=100)
+// from the snapshot like the HTTP handler does. Prints the rates as JSON on one line.
+//   z402-bench-engine [EVENTS] [--no-reads]
 #include "z402/catalog/engine.hpp"
 #include "z402/http/list_query.hpp"
 #include "z402/rules/declaration.hpp"
@@ -63,6 +64,19 @@ int main(int argc, char** argv) {
   }
   all_done.get_future().get();
   auto seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+
+  // Heartbeats: the same 128 items again and again, each declaration acknowledged (visible to
+  // readers) before the next is sent, as one provider's beats arrive.
+  const int declarations = std::max(1, events / 200);
+  auto declare_start = clock_type::now();
+  for (int d = 0; d < declarations; ++d) {
+    std::promise<void> acknowledged;
+    engine.declare("bench", {checked.items},
+                   catalog::write_completion{[&](catalog::write_outcome) { acknowledged.set_value(); },
+                                             catalog::write_outcome::unavailable("stopped")});
+    acknowledged.get_future().get();
+  }
+  auto declare_seconds = std::chrono::duration<double>(clock_type::now() - declare_start).count();
   reading = false;
   reader.join();
   std::uint64_t total = 0;
@@ -71,7 +85,10 @@ int main(int argc, char** argv) {
                                                           {"counted", total},
                                                           {"seconds", seconds},
                                                           {"settles_per_second", events / seconds},
-                                                          {"reads_per_second_limit100", reads.load() / seconds}})
+                                                          {"declarations", declarations},
+                                                          {"declarations_per_second", declarations / declare_seconds},
+                                                          {"declared_items_per_second", 128 * declarations / declare_seconds},
+                                                          {"reads_per_second_limit100", reads.load() / (seconds + declare_seconds)}})
             << std::endl;
   return total == static_cast<std::uint64_t>(events) ? 0 : 1;
 }

@@ -1,0 +1,334 @@
+#include "load.hpp"
+
+#include "z402/wire/json.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json.hpp>
+
+#include <deque>
+#include <memory>
+#include <thread>
+
+namespace z402::bench {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = net::ip::tcp;
+using net::use_awaitable;
+using clock_type = std::chrono::steady_clock;
+
+constexpr auto request_timeout = std::chrono::seconds{10};
+
+std::uint64_t micros_since(clock_type::time_point t) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(clock_type::now() - t).count());
+}
+
+/// A keep-alive connection that reconnects after an error.
+class connection {
+ public:
+  connection(net::any_io_executor ex, const load_options& o) : stream_(ex), options_(o) {}
+
+  /// Sends `req`; the answer's status (0 on a connection error, with `why` set) and, when
+  /// `body` is given, its body. Otherwise the body is read into a fixed buffer and dropped.
+  net::awaitable<unsigned> exchange(const bhttp::request<bhttp::string_body>& req, std::string* body, std::string& why) {
+    beast::error_code ec;
+    if (!connected_) {
+      tcp::resolver resolver{stream_.get_executor()};
+      auto endpoints = co_await resolver.async_resolve(options_.host, options_.port, net::redirect_error(use_awaitable, ec));
+      stream_.expires_after(request_timeout);
+      if (!ec) co_await stream_.async_connect(endpoints, net::redirect_error(use_awaitable, ec));
+      if (ec) co_return fail(why, "connect");
+      connected_ = true;
+    }
+    stream_.expires_after(request_timeout);
+    co_await bhttp::async_write(stream_, req, net::redirect_error(use_awaitable, ec));
+    if (ec) co_return fail(why, ec == beast::error::timeout ? "timeout" : "io");
+    unsigned status = 0;
+    if (body) {
+      bhttp::response_parser<bhttp::string_body> parser;
+      parser.body_limit(64u << 20);
+      co_await bhttp::async_read(stream_, buffer_, parser, net::redirect_error(use_awaitable, ec));
+      if (ec) co_return fail(why, ec == beast::error::timeout ? "timeout" : "io");
+      status = parser.get().result_int();
+      *body = std::move(parser.get().body());
+      keep_ = parser.get().keep_alive();
+    } else {
+      bhttp::response_parser<bhttp::buffer_body> parser;
+      parser.body_limit(boost::none);
+      co_await bhttp::async_read_header(stream_, buffer_, parser, net::redirect_error(use_awaitable, ec));
+      while (!ec && !parser.is_done()) {
+        parser.get().body().data = sink_.data();
+        parser.get().body().size = sink_.size();
+        co_await bhttp::async_read(stream_, buffer_, parser, net::redirect_error(use_awaitable, ec));
+        if (ec == bhttp::error::need_buffer) ec = {};
+      }
+      if (ec) co_return fail(why, ec == beast::error::timeout ? "timeout" : "io");
+      status = parser.get().result_int();
+      keep_ = parser.get().keep_alive();
+    }
+    if (!keep_) close();
+    co_return status;
+  }
+
+ private:
+  unsigned fail(std::string& why, const char* cause) {
+    why = cause;
+    close();
+    return 0;
+  }
+  void close() {
+    beast::error_code ec;
+    stream_.socket().close(ec);  // async_connect opens it again
+    buffer_.clear();
+    connected_ = false;
+  }
+
+  beast::tcp_stream stream_;
+  const load_options& options_;
+  beast::flat_buffer buffer_;
+  std::array<char, 64 * 1024> sink_{};
+  bool connected_ = false, keep_ = true;
+};
+
+struct probe {
+  std::size_t provider;
+  clock_type::time_point sent;
+  std::string previous;  // lastSeen before this declaration
+};
+
+struct shared_state {
+  const load_options& options;
+  live_counters live;
+  clock_type::time_point end;
+  std::vector<std::string> declarations;  // body by provider
+  std::vector<std::string> settles;       // bodies, cycled
+  std::deque<probe> probes;               // lane 0 only
+  std::vector<std::string> last_seen;     // by provider, lane 0 only
+};
+
+bhttp::request<bhttp::string_body> get(const std::string& target) {
+  bhttp::request<bhttp::string_body> req{bhttp::verb::get, target, 11};
+  req.set(bhttp::field::host, "127.0.0.1");
+  return req;
+}
+
+bhttp::request<bhttp::string_body> post(const std::string& target, const std::string& key, std::string body) {
+  bhttp::request<bhttp::string_body> req{bhttp::verb::post, target, 11};
+  req.set(bhttp::field::host, "127.0.0.1");
+  req.set(bhttp::field::content_type, "application/json");
+  req.set(bhttp::field::authorization, "Bearer " + key);
+  req.body() = std::move(body);
+  req.prepare_payload();
+  return req;
+}
+
+void record(shared_state& s, lane_stats& lane, kind k, unsigned status, const std::string& why, clock_type::time_point t0) {
+  if (status == 200) {
+    lane.ok(k, micros_since(t0));
+    s.live.done[k].fetch_add(1, std::memory_order_relaxed);
+  } else {
+    ++lane.errors[k][status ? "http " + std::to_string(status) : why];
+    s.live.failed[k].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+std::string percent_encode(std::string_view s) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') out += static_cast<char>(c);
+    else (out += '%', out += hex[c >> 4], out += hex[c & 15]);
+  }
+  return out;
+}
+
+net::awaitable<void> reader(shared_state& s, lane_stats& lane, std::size_t id) {
+  static const std::array<const char*, 4> queries{"weather+forecast+for+a+city", "turn+a+web+page+into+markdown",
+                                                  "translate+text", "geocode+an+address"};
+  connection conn{co_await net::this_coro::executor, s.options};
+  auto total = s.options.shape.providers * s.options.shape.items;
+  auto pages = std::max<std::size_t>(1, total / s.options.list_limit);
+  std::string why;
+  for (std::size_t n = id; clock_type::now() < s.end; ++n) {
+    bool is_search = s.options.search_every && n % s.options.search_every == 0;
+    auto target = is_search ? "/discovery/search?query=" + std::string{queries[n % queries.size()]} + "&limit=10"
+                            : "/discovery/resources?limit=" + std::to_string(s.options.list_limit) +
+                                  "&offset=" + std::to_string((n % pages) * s.options.list_limit);
+    auto t0 = clock_type::now();
+    auto status = co_await conn.exchange(get(target), nullptr, why);
+    record(s, lane, is_search ? search : list, status, why, t0);
+  }
+}
+
+net::awaitable<void> declarer(shared_state& s, lane_stats& lane, std::size_t p) {
+  auto ex = co_await net::this_coro::executor;
+  connection conn{ex, s.options};
+  net::steady_timer timer{ex};
+  // Spread the beats over the interval, as independent services would be.
+  auto due = clock_type::now() + s.options.declare_every * p / std::max<std::size_t>(1, s.options.declarers);
+  std::string why, answer;
+  while (true) {
+    timer.expires_at(due);
+    beast::error_code ec;
+    co_await timer.async_wait(net::redirect_error(use_awaitable, ec));
+    if (clock_type::now() >= s.end) break;
+    auto t0 = clock_type::now();
+    s.probes.push_back({p, t0, s.last_seen[p]});
+    auto status = co_await conn.exchange(post("/discovery/declarations", s.options.provider_keys[p], s.declarations[p]), &answer, why);
+    record(s, lane, declare, status, why, t0);
+    due += s.options.declare_every;
+  }
+}
+
+/// The lastSeen readers see for the provider's first item, or empty.
+net::awaitable<std::string> read_last_seen(connection& conn, std::size_t provider) {
+  std::string why, body, error;
+  auto target = "/discovery/resource?type=http&method=GET&url=" + percent_encode(item_resource(provider, 0));
+  auto status = co_await conn.exchange(get(target), &body, why);
+  if (status != 200) co_return std::string{};
+  auto doc = wire::parse_strict(body, 64, error);
+  if (doc && doc->is_object())
+    if (auto* items = doc->get_object().if_contains("resources"); items && items->is_array())
+      for (auto& it : items->get_array())
+        if (it.is_object())
+          if (auto* seen = wire::find_string(it.get_object(), "lastSeen")) co_return std::string{*seen};
+  co_return std::string{};
+}
+
+/// Polls the provider's first item until its lastSeen moves past the one before the beat.
+net::awaitable<void> prober(shared_state& s, lane_stats& lane) {
+  auto ex = co_await net::this_coro::executor;
+  connection conn{ex, s.options};
+  net::steady_timer idle{ex};
+  while (clock_type::now() < s.end || !s.probes.empty()) {
+    if (s.probes.empty()) {
+      idle.expires_after(std::chrono::milliseconds{1});
+      beast::error_code ec;
+      co_await idle.async_wait(net::redirect_error(use_awaitable, ec));
+      continue;
+    }
+    auto p = s.probes.front();
+    if (clock_type::now() - p.sent > std::chrono::seconds{10}) {  // never seen: an error, not a latency
+      ++lane.errors[visibility]["not visible within 10 s"];
+      s.live.failed[visibility].fetch_add(1, std::memory_order_relaxed);
+      s.probes.pop_front();
+      continue;
+    }
+    auto seen = co_await read_last_seen(conn, p.provider);
+    if (!seen.empty() && seen != p.previous) {
+      lane.ok(visibility, micros_since(p.sent));
+      s.live.done[visibility].fetch_add(1, std::memory_order_relaxed);
+      s.last_seen[p.provider] = seen;
+      s.probes.pop_front();
+    }
+  }
+}
+
+net::awaitable<void> settler(shared_state& s, lane_stats& lane, std::size_t id) {
+  auto ex = co_await net::this_coro::executor;
+  connection conn{ex, s.options};
+  net::steady_timer timer{ex};
+  auto interval = std::chrono::duration_cast<clock_type::duration>(
+      std::chrono::duration<double>(static_cast<double>(s.options.settle_connections) / s.options.settles_per_second));
+  auto due = clock_type::now() + interval * id / s.options.settle_connections;
+  std::string why;
+  for (std::size_t n = id; due < s.end; n += s.options.settle_connections, due += interval) {
+    if (clock_type::now() < due) {
+      timer.expires_at(due);
+      beast::error_code ec;
+      co_await timer.async_wait(net::redirect_error(use_awaitable, ec));
+    }
+    auto status = co_await conn.exchange(post("/discovery/settled", s.options.settle_key, s.settles[n % s.settles.size()]), nullptr, why);
+    record(s, lane, settle, status, why, due);  // open loop: from when it was due
+  }
+}
+
+}  // namespace
+
+load_result run_load(const load_options& o, std::FILE* progress) {
+  shared_state s{o, {}, clock_type::now() + o.duration, {}, {}, {}, std::vector<std::string>(o.shape.providers)};
+  for (std::size_t p = 0; p < o.declarers; ++p) s.declarations.push_back(declaration_body(o.terms, o.shape, p));
+  for (std::size_t p = 0; p < o.shape.providers && o.settles_per_second > 0; ++p)
+    for (std::size_t i = 0; i < o.shape.items; i += 16) s.settles.push_back(settle_body(o.terms, o.shape, p, i));
+
+  load_result result;
+  result.lanes.resize(std::max<std::size_t>(1, o.threads));
+  std::vector<std::unique_ptr<net::io_context>> contexts;
+  for (std::size_t l = 0; l < result.lanes.size(); ++l) contexts.push_back(std::make_unique<net::io_context>(1));
+  auto& lane0 = *contexts[0];
+  if (o.declarers && o.declare_every.count() > 0) {  // what readers see before the first beat
+    net::io_context prime{1};
+    net::co_spawn(prime, [&]() -> net::awaitable<void> {
+      connection conn{co_await net::this_coro::executor, o};
+      for (std::size_t p = 0; p < o.declarers; ++p) s.last_seen[p] = co_await read_last_seen(conn, p);
+    }, net::detached);
+    prime.run();
+    s.end = clock_type::now() + o.duration;
+  }
+  for (std::size_t r = 0; r < o.readers; ++r) {
+    auto l = r % contexts.size();
+    net::co_spawn(*contexts[l], reader(s, result.lanes[l], r), net::detached);
+  }
+  for (std::size_t p = 0; p < o.declarers && o.declare_every.count() > 0; ++p)
+    net::co_spawn(lane0, declarer(s, result.lanes[0], p), net::detached);
+  if (o.declarers && o.declare_every.count() > 0) net::co_spawn(lane0, prober(s, result.lanes[0]), net::detached);
+  for (std::size_t c = 0; c < o.settle_connections && o.settles_per_second > 0; ++c)
+    net::co_spawn(lane0, settler(s, result.lanes[0], c), net::detached);
+
+  auto start = clock_type::now();
+  std::vector<std::thread> threads;
+  for (auto& ctx : contexts) threads.emplace_back([&ctx] { ctx->run(); });
+  std::array<std::uint64_t, kind_count> before{};
+  for (int second = 1; clock_type::now() < s.end; ++second) {
+    std::this_thread::sleep_until(start + std::chrono::seconds{second});
+    std::string line = "t=" + std::to_string(second) + "s";
+    for (std::size_t k = 0; k < kind_count; ++k) {
+      auto now = s.live.done[k].load();
+      if (now || s.live.failed[k].load()) line += "  " + std::string{kind_names[k]} + " " + std::to_string(now - before[k]) + "/s";
+      before[k] = now;
+      if (auto failed = s.live.failed[k].load()) line += " (" + std::to_string(failed) + " errors)";
+    }
+    if (progress) std::fprintf(progress, "%s\n", line.c_str());
+  }
+  for (auto& t : threads) t.join();
+  result.seconds = std::chrono::duration<double>(s.end - start).count();
+  return result;
+}
+
+std::string seed_catalog(const load_options& o) {
+  net::io_context ioc{1};
+  std::string failure;
+  net::co_spawn(ioc, [&]() -> net::awaitable<void> {
+    connection conn{co_await net::this_coro::executor, o};
+    net::steady_timer wait{co_await net::this_coro::executor};
+    std::string why, answer;
+    for (std::size_t p = 0; p < o.shape.providers; ++p) {
+      auto body = declaration_body(o.terms, o.shape, p);
+      for (int attempt = 0;; ++attempt) {
+        auto status = co_await conn.exchange(post("/discovery/declarations", o.provider_keys[p], body), &answer, why);
+        if (status == 200) break;
+        if (status != 401 || attempt > 40) {
+          failure = "provider " + std::to_string(p) + ": " + (status ? "HTTP " + std::to_string(status) + " " + answer : why);
+          co_return;
+        }
+        wait.expires_after(std::chrono::milliseconds{50});  // the server re-reads keys every 250 ms
+        beast::error_code ec;
+        co_await wait.async_wait(net::redirect_error(use_awaitable, ec));
+      }
+    }
+  }, net::detached);
+  ioc.run();
+  return failure;
+}
+
+}  // namespace z402::bench

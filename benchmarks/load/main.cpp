@@ -1,0 +1,154 @@
+// z402-load: a load generator for z402-bazaar on loopback.
+//   z402-load seed --target URL --bazaar BIN --data-dir DIR --keys-out FILE [--providers 32] [--items 128] [--fill-bytes N]
+//       adds the providers and a settle key with the server's own CLI, declares the catalog,
+//       and writes what `run` needs (keys, terms, shape) to FILE.
+//   z402-load run --target URL --keys FILE [--duration 30] [--threads 1] [--readers 64] [--limit 100]
+//       [--search-every 0] [--declare-every-ms 0] [--declarers 0] [--settles-per-second 0]
+//       [--settle-connections 16] [--json FILE]
+//       prints a progress line each second and a summary (requests/s, p50/p99/p999, errors).
+#include "load.hpp"
+
+#include "z402/wire/url.hpp"
+
+#include <boost/json.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+namespace {
+
+using namespace z402;
+namespace json = boost::json;
+
+int usage(const std::string& why) {
+  std::cerr << "z402-load: " << why << "\n"
+            << "usage: z402-load seed --target URL --bazaar BIN --data-dir DIR --keys-out FILE [--providers N] [--items N] [--fill-bytes N]\n"
+            << "       z402-load run --target URL --keys FILE [--duration S] [--threads N] [--readers N] [--limit N]\n"
+            << "                 [--search-every N] [--declare-every-ms MS] [--declarers N] [--settles-per-second N]\n"
+            << "                 [--settle-connections N] [--json FILE]\n";
+  return 2;
+}
+
+/// Runs a command and returns the last line it printed (the CLI prints keys last).
+std::optional<std::string> last_line_of(const std::string& command) {
+  auto* pipe = popen(command.c_str(), "r");
+  if (!pipe) return std::nullopt;
+  std::string out;
+  char buf[4096];
+  while (auto n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  if (pclose(pipe) != 0) return std::nullopt;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1);
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }  // paths we made ourselves: no quotes inside
+
+bool number(const std::map<std::string, std::string>& a, const std::string& name, std::size_t& out, std::size_t max) {
+  auto it = a.find(name);
+  if (it == a.end()) return true;
+  auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), out);
+  return ec == std::errc{} && end == it->second.data() + it->second.size() && out <= max;
+}
+
+json::object row_json(const bench::summary_row& r) {
+  json::object errors;
+  for (auto& [why, n] : r.errors) errors[why] = n;
+  return {{"count", r.count}, {"perSecond", r.per_second}, {"p50Ms", r.p50_ms}, {"p99Ms", r.p99_ms},
+          {"p999Ms", r.p999_ms}, {"maxMs", r.max_ms}, {"errors", std::move(errors)}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage("a command is required");
+  std::string command = argv[1];
+  std::map<std::string, std::string> a;
+  for (int i = 2; i < argc; ++i) {
+    std::string k = argv[i];
+    if (!k.starts_with("--") || i + 1 >= argc) return usage("options are --name value pairs: " + k);
+    a[k] = argv[++i];
+  }
+  if (!a.contains("--target")) return usage("--target is required");
+  std::string reason;
+  auto target = wire::parse_absolute_url(a["--target"], reason);
+  if (!target || target->scheme != "http") return usage("--target must be an http:// URL");
+  if (target->host != "127.0.0.1" && target->host != "localhost" && target->host != "[::1]")
+    return usage("--target must be on loopback: a load generator is not for other people's servers");
+
+  bench::load_options o;
+  o.host = target->host == "[::1]" ? "::1" : target->host;
+  o.port = target->port.empty() ? "80" : target->port;
+
+  if (command == "seed") {
+    for (auto k : {"--bazaar", "--data-dir", "--keys-out"})
+      if (!a.contains(k)) return usage(std::string{k} + " is required");
+    if (!number(a, "--providers", o.shape.providers, 1024) || !number(a, "--items", o.shape.items, 128) ||
+        !number(a, "--fill-bytes", o.shape.fill_bytes, std::size_t{1} << 30))
+      return usage("--providers (<= 1024), --items (<= 128) and --fill-bytes must be whole numbers");
+    auto cli = quoted(a["--bazaar"]) + " ";
+    auto dir = " --data-dir " + quoted(a["--data-dir"]);
+    for (std::size_t p = 0; p < o.shape.providers; ++p) {
+      auto key = last_line_of(cli + "provider add " + bench::provider_name(p) + " --pay-to " + bench::provider_pay_to(p) + dir + " 2>/dev/null");
+      if (!key) return std::cerr << "z402-load: provider add failed\n", 1;
+      o.provider_keys.push_back(*key);
+    }
+    auto settle_key = last_line_of(cli + "settle-key create" + dir + " 2>/dev/null");
+    auto terms_text = last_line_of(cli + "terms" + dir);
+    if (!settle_key || !terms_text) return std::cerr << "z402-load: settle-key create or terms failed\n", 1;
+    auto terms = config::terms_from_json(json::parse(*terms_text), config::default_rail_terms(), reason);
+    if (!terms) return std::cerr << "z402-load: terms: " << reason << "\n", 1;
+    o.terms = *terms;
+    if (auto failure = bench::seed_catalog(o); !failure.empty()) return std::cerr << "z402-load: seed: " << failure << "\n", 1;
+    json::array keys;
+    for (auto& k : o.provider_keys) keys.emplace_back(k);
+    std::ofstream{a["--keys-out"]} << json::serialize(json::object{
+        {"providers", std::move(keys)}, {"settleKey", *settle_key}, {"terms", json::parse(*terms_text)},
+        {"shape", json::object{{"providers", o.shape.providers}, {"items", o.shape.items}, {"fillBytes", o.shape.fill_bytes}}}});
+    std::cerr << "z402-load: seeded " << o.shape.providers * o.shape.items << " items from " << o.shape.providers << " providers\n";
+    return 0;
+  }
+  if (command != "run") return usage("unknown command " + command);
+  if (!a.contains("--keys")) return usage("--keys is required (written by z402-load seed)");
+  std::ifstream in{a["--keys"]};
+  std::stringstream text;
+  text << in.rdbuf();
+  auto keys = json::parse(text.str()).as_object();
+  for (auto& k : keys.at("providers").as_array()) o.provider_keys.emplace_back(k.as_string());
+  o.settle_key = keys.at("settleKey").as_string();
+  o.terms = *config::terms_from_json(keys.at("terms"), config::default_rail_terms(), reason);
+  auto& shape = keys.at("shape").as_object();
+  o.shape = {static_cast<std::size_t>(shape.at("providers").as_int64()), static_cast<std::size_t>(shape.at("items").as_int64()),
+             static_cast<std::size_t>(shape.at("fillBytes").as_int64())};
+  std::size_t duration = 30, declare_ms = 0, settles = 0;
+  if (!number(a, "--duration", duration, 600) || duration == 0 || !number(a, "--threads", o.threads, 8) || o.threads == 0 ||
+      !number(a, "--readers", o.readers, 1024) || !number(a, "--limit", o.list_limit, 1000) || o.list_limit == 0 ||
+      !number(a, "--search-every", o.search_every, 1'000'000) || !number(a, "--declare-every-ms", declare_ms, 3'600'000) ||
+      !number(a, "--declarers", o.declarers, o.shape.providers) || !number(a, "--settles-per-second", settles, 100'000) ||
+      !number(a, "--settle-connections", o.settle_connections, 256) || o.settle_connections == 0)
+    return usage("a number is out of its bounds (duration 1-600 s, threads 1-8, readers <= 1024, limit 1-1000, "
+                 "declarers <= providers, settles <= 100000/s, settle connections 1-256)");
+  o.duration = std::chrono::seconds{duration};
+  o.declare_every = std::chrono::milliseconds{declare_ms};
+  o.settles_per_second = static_cast<double>(settles);
+
+  auto result = bench::run_load(o, stderr);
+  json::object kinds;
+  std::printf("%-10s %10s %10s %9s %9s %9s %9s  errors\n", "kind", "count", "per s", "p50 ms", "p99 ms", "p999 ms", "max ms");
+  for (std::size_t k = 0; k < bench::kind_count; ++k) {
+    auto row = bench::summarise(result.lanes, static_cast<bench::kind>(k), result.seconds);
+    if (!row.count && row.errors.empty()) continue;
+    std::string errors;
+    for (auto& [why, n] : row.errors) errors += why + "=" + std::to_string(n) + " ";
+    std::printf("%-10s %10llu %10.0f %9.2f %9.2f %9.2f %9.2f  %s\n", bench::kind_names[k],
+                static_cast<unsigned long long>(row.count), row.per_second, row.p50_ms, row.p99_ms, row.p999_ms, row.max_ms,
+                errors.empty() ? "-" : errors.c_str());
+    kinds[bench::kind_names[k]] = row_json(row);
+  }
+  if (a.contains("--json"))
+    std::ofstream{a["--json"]} << json::serialize(json::object{{"seconds", result.seconds}, {"kinds", std::move(kinds)}}) << "\n";
+  return 0;
+}
