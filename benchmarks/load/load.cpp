@@ -282,8 +282,10 @@ load_result run_load(const load_options& o, std::FILE* progress) {
   for (std::size_t p = 0; p < o.declarers && o.declare_every.count() > 0; ++p)
     net::co_spawn(lane0, declarer(s, result.lanes[0], p), net::detached);
   if (o.declarers && o.declare_every.count() > 0) net::co_spawn(lane0, prober(s, result.lanes[0]), net::detached);
-  for (std::size_t c = 0; c < o.settle_connections && o.settles_per_second > 0; ++c)
-    net::co_spawn(lane0, settler(s, result.lanes[0], c), net::detached);
+  for (std::size_t c = 0; c < o.settle_connections && o.settles_per_second > 0; ++c) {
+    auto l = c % contexts.size();
+    net::co_spawn(*contexts[l], settler(s, result.lanes[l], c), net::detached);
+  }
 
   auto start = clock_type::now();
   std::vector<std::thread> threads;

@@ -1,0 +1,95 @@
+// Turns the raw outputs of benchmarks/run into results/latest.md (a table of every figure,
+// ratio and target) and results/latest.json.   node report.mjs RAW_DIR RESULTS_DIR
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+const [raw, results] = process.argv.slice(2);
+const read = (f) => readFileSync(join(raw, f), "utf8");
+const facts = Object.fromEntries(read("facts").trim().split("\n").map((l) => l.split("=")));
+const num = (k) => Number(facts[k]);
+
+function wrk(file) {
+  const text = read(file);
+  const rps = Number(text.match(/Requests\/sec:\s+([\d.]+)/)[1]);
+  const p99 = text.match(/99%\s+([\d.]+)(us|ms|s)/);
+  const scale = { us: 0.001, ms: 1, s: 1000 };
+  const errors = text.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? "0";
+  return { rps, p99Ms: Number(p99[1]) * scale[p99[2]], non2xx: Number(errors) };
+}
+const load = (f) => JSON.parse(read(f)).kinds;
+const engine = JSON.parse(read("engine.json"));
+
+const reads = {};
+for (const limit of [100, 10]) {
+  const z = wrk(`wrk-z402-limit${limit}.txt`), n = wrk(`wrk-nginx-limit${limit}.txt`);
+  reads[`limit${limit}`] = { bodyBytes: num(`body_bytes_limit${limit}`), z402: z, nginx: n, ratio: z.rps / n.rps };
+}
+const idle = load("load-idle.json"), write = load("load-write.json"), full = load("load-full.json"), settles = load("load-settle.json");
+const mb = (kb) => kb / 1024;
+const memory = {
+  natural: { catalogBytes: num("natural_bytes"), idleRssKb: num("natural_idle_rss_kb"), peakRssKb: num("natural_peak_rss_kb") },
+  full: { items: num("full_items"), catalogBytes: num("full_bytes"), idleRssKb: num("full_idle_rss_kb"), peakRssKb: num("full_peak_rss_kb") },
+};
+for (const m of Object.values(memory)) m.peakRatio = (m.peakRssKb * 1024) / m.catalogBytes;
+
+const targets = [
+  ["list reads limit=100 vs nginx", reads.limit100.ratio, ">= 0.9x", reads.limit100.ratio >= 0.9, (v) => `${v.toFixed(2)}x`],
+  ["list reads limit=10 vs nginx", reads.limit10.ratio, ">= 0.9x", reads.limit10.ratio >= 0.9, (v) => `${v.toFixed(2)}x`],
+  ["reads under write load vs idle", write.list.perSecond / idle.list.perSecond, ">= 0.7x", write.list.perSecond / idle.list.perSecond >= 0.7, (v) => `${v.toFixed(2)}x`],
+  ["read p99 under write load, 64 connections", write.list.p99Ms, "< 10 ms", write.list.p99Ms < 10, (v) => `${v.toFixed(2)} ms`],
+  ["declaration visible to readers, p99", write.visibility?.p99Ms ?? NaN, "< 50 ms", (write.visibility?.p99Ms ?? Infinity) < 50, (v) => `${v.toFixed(2)} ms`],
+  ["settle events over HTTP (offered 40,000/s open loop, 64 connections)", settles.settle.perSecond, ">= 30,000/s", settles.settle.perSecond >= 30000, (v) => `${Math.round(v)}/s`],
+  ["settle events in-process", engine.settles_per_second, ">= 200,000/s", engine.settles_per_second >= 200000, (v) => `${Math.round(v)}/s`],
+  ["peak RSS / serialised catalog, full catalog under load", memory.full.peakRatio, "<= 3x", memory.full.peakRatio <= 3, (v) => `${v.toFixed(2)}x`],
+];
+
+const row = (k, r) => `| ${k} | ${Math.round(r.perSecond)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.p999Ms.toFixed(2)} | ${Object.entries(r.errors).map(([w, n]) => `${w}: ${n}`).join(", ") || "-"} |`;
+const loadTable = (title, kinds) => [`#### ${title}`, "", "| kind | per s | p50 ms | p99 ms | p999 ms | errors |", "|---|---|---|---|---|---|",
+  ...Object.entries(kinds).map(([k, r]) => row(k, r)), ""];
+
+const md = [
+  `# z402 Bazaar benchmarks`,
+  ``,
+  `Commit ${facts.commit}, nproc ${facts.nproc}, ${facts.seconds} s per measurement, ${new Date().toISOString()}. Server, wrk, nginx and z402-load share this machine's cores.`,
+  `Made by \`benchmarks/run\`.`,
+  ``,
+  `## Targets`,
+  ``,
+  `| target | measured | aim | met |`,
+  `|---|---|---|---|`,
+  ...targets.map(([name, v, aim, met, fmt]) => `| ${name} | ${fmt(v)} | ${aim} | ${met ? "yes" : "**no**"} |`),
+  ``,
+  `## 1. List reads: z402-bazaar beside nginx on the same bytes (wrk -t1 -c64)`,
+  ``,
+  `| page | body bytes | z402 req/s | z402 p99 ms | nginx req/s | nginx p99 ms | z402/nginx |`,
+  `|---|---|---|---|---|---|---|`,
+  ...Object.entries(reads).map(([k, r]) => `| ${k} | ${r.bodyBytes} | ${Math.round(r.z402.rps)} | ${r.z402.p99Ms.toFixed(2)} | ${Math.round(r.nginx.rps)} | ${r.nginx.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} |`),
+  ``,
+  `## 2. Reads under write load (z402-load, 64 readers paging limit=100)`,
+  ``,
+  ...loadTable("Reads alone", idle),
+  ...loadTable("Reads while 32 providers heartbeat every second and 5,000 settle events/s arrive", write),
+  ...loadTable("Settle events alone, offered 40,000/s open loop on 64 connections (latency counted from when each was due)", settles),
+  `Read throughput under write load: ${(write.list.perSecond / idle.list.perSecond).toFixed(2)}x the idle figure. "visibility" is the time from sending a declaration to the first read that shows its new lastSeen.`,
+  ``,
+  `## 3. The engine alone, in-process`,
+  ``,
+  `| figure | value |`,
+  `|---|---|`,
+  `| settle events/s (one sender, a reader thread on the snapshot) | ${Math.round(engine.settles_per_second)} |`,
+  `| declarations/s (128 items each, each acknowledged before the next) | ${Math.round(engine.declarations_per_second)} (${Math.round(engine.declared_items_per_second)} items/s) |`,
+  `| reads/s of limit=100 by the reader thread meanwhile | ${Math.round(engine.reads_per_second_limit100)} |`,
+  ``,
+  `## 4. Memory`,
+  ``,
+  `| catalog | items | serialised bytes | idle RSS MB | peak RSS MB (under the load of 2) | peak / serialised |`,
+  `|---|---|---|---|---|---|`,
+  `| natural sizes | 4096 | ${memory.natural.catalogBytes} | ${mb(memory.natural.idleRssKb).toFixed(1)} | ${mb(memory.natural.peakRssKb).toFixed(1)} | ${memory.natural.peakRatio.toFixed(2)}x |`,
+  `| filled close to 16 MiB | ${memory.full.items} | ${memory.full.catalogBytes} | ${mb(memory.full.idleRssKb).toFixed(1)} | ${mb(memory.full.peakRssKb).toFixed(1)} | ${memory.full.peakRatio.toFixed(2)}x |`,
+  ``,
+  ...loadTable("The load of (2) on the filled catalog", full),
+];
+mkdirSync(results, { recursive: true });
+writeFileSync(join(results, "latest.md"), md.join("\n") + "\n");
+writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, underWriteLoad: { idle, write }, settlesAlone: settles, engine, memory, fullCatalogLoad: full,
+  targets: targets.map(([name, value, aim, met]) => ({ name, value, aim, met })) }, null, 2) + "\n");
