@@ -45,8 +45,8 @@ int main(int argc, char** argv) {
     std::string error;
     auto req = *http::parse_list_request("limit=100", error);
     while (with_reads && reading.load(std::memory_order_relaxed)) {
-      auto page = http::render_list(*engine.snapshots().load_cached(), req);
-      reads.fetch_add(page.empty() ? 0 : 1, std::memory_order_relaxed);
+      auto page = http::render_list(engine.snapshots().load_cached(), req);
+      reads.fetch_add(page.payload_size() ? 1 : 0, std::memory_order_relaxed);
     }
   }};
 

@@ -128,7 +128,7 @@ int pay(const std::vector<std::string>& args) {
     std::cerr << "z402-demo-service pay: " << failed->message << std::endl;
     return 3;
   }
-  auto& unpaid = std::get<http::response>(first);
+  auto& unpaid = std::get<http::client_response>(first);
   auto header = unpaid.find("PAYMENT-REQUIRED");
   if (unpaid.result_int() != 402 || header == unpaid.end()) {
     std::cerr << "z402-demo-service pay: expected 402 with PAYMENT-REQUIRED, got " << unpaid.result_int() << std::endl;
@@ -148,7 +148,7 @@ int pay(const std::vector<std::string>& args) {
     std::cerr << "z402-demo-service pay: " << failed->message << std::endl;
     return 3;
   }
-  auto& paid = std::get<http::response>(second);
+  auto& paid = std::get<http::client_response>(second);
   std::cout << paid.result_int() << " " << paid.body() << std::endl;
   return paid.result_int() >= 200 && paid.result_int() < 300 ? 0 : 1;
 }

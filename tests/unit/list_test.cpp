@@ -37,7 +37,8 @@ boost::json::object render(const catalog::snapshot& s, std::string_view query) {
   std::string error;
   auto req = http::parse_list_request(query, error);
   CAF_REQUIRE(req.has_value());
-  return boost::json::parse(http::render_list(s, *req)).as_object();
+  catalog::snapshot_ptr borrowed{std::shared_ptr<void>{}, &s};  // not owned: `s` outlives the call
+  return boost::json::parse(http::render_list(borrowed, *req).flatten()).as_object();
 }
 
 }  // namespace

@@ -151,11 +151,11 @@ CAF_TEST(the method and routeTemplate of the bazaar extension name the item) {
 
 CAF_TEST(echoed metadata never overwrites a declared item) {
   declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
-  auto before = find("p1", "https://a.example.com/x")->record().fields();
+  auto before = find("p1", "https://a.example.com/x")->record().content->json;
   auto evil = test::bazaar_get();
   evil["info"].as_object()["output"].as_object()["example"] = object{{"evil", true}};
   CAF_CHECK(settle(body(pay_one, "https://a.example.com/x", evil)).state == catalog::settle_outcome::status::success);
-  CAF_CHECK(find("p1", "https://a.example.com/x")->record().fields() == before);
+  CAF_CHECK(find("p1", "https://a.example.com/x")->record().content->json == before);
 }
 
 CAF_TEST(echoed metadata never creates an item for a provider that declares) {
@@ -221,7 +221,7 @@ CAF_TEST(x402 v1 settle bodies are understood and normalised) {
   auto it = find("p3", "https://v1.example.com/api");
   CAF_REQUIRE(it);
   CAF_CHECK_EQUAL(it->record().identity.selector, "POST");
-  auto accepts = it->record().fields().at("accepts").as_array()[0].as_object();
+  auto accepts = boost::json::parse(it->record().content->json).at("accepts").as_array()[0].as_object();
   CAF_CHECK_EQUAL(accepts.at("amount").as_string(), "2500");
   CAF_CHECK_EQUAL(accepts.at("network").as_string(), "zcash:regtest");
   CAF_CHECK(!accepts.contains("maxAmountRequired"));

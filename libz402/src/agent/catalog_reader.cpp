@@ -71,7 +71,7 @@ catalog_read read_catalog(http::client& client, const std::string& discovery_url
     http::client_request req;
     req.url = page_url(discovery_url, want, received);
     req.headers = {{"Accept", "application/json"}};
-    std::optional<http::response> answer;
+    std::optional<http::client_response> answer;
     for (std::size_t hop = 0; !answer; ++hop) {
       auto before = budget;
       auto result = client.fetch(req, deadline, budget);
@@ -80,7 +80,7 @@ catalog_read read_catalog(http::client& client, const std::string& discovery_url
         out.error = failure_text(*failed);
         return out;
       }
-      auto& res = std::get<http::response>(result);
+      auto& res = std::get<http::client_response>(result);
       auto status = res.result_int();
       if (status >= 300 && status < 400 && res.find(http::bhttp::field::location) != res.end()) {
         if (hop >= limits.max_redirects) {

@@ -10,7 +10,7 @@
 
 namespace z402::catalog {
 
-content_ptr make_content(boost::json::object fields, std::string_view selector) {
+content_ptr make_content(const boost::json::object& fields, std::string_view selector) {
   auto c = std::make_shared<item_content>();
   c->doc = search::make_document(fields, selector);
   c->json = boost::json::serialize(fields);
@@ -22,19 +22,15 @@ content_ptr make_content(boost::json::object fields, std::string_view selector) 
             c->accepts_facts.emplace_back(field, s->as_string().c_str());
   if (auto* ext = fields.if_contains("extensions"); ext && ext->is_object())
     for (auto& kv : ext->as_object()) c->extensions.emplace_back(kv.key());
-  c->fields = std::move(fields);
   return c;
 }
 
 item::item(item_record record, std::int64_t today) : record_(std::move(record)), rendered_day_(today) {
-  // The content's JSON without its closing brace, then the dynamic fields.
-  auto& content = record_.content->json;
-  json_.reserve(content.size() + 96);
-  json_.append(content, 0, content.size() - 1);
-  json_.append(R"(,"lastUpdated":")").append(wire::format_iso_ms(record_.last_updated_ms)).append("\"");
+  tail_.reserve(96);
+  tail_.append(R"(,"lastUpdated":")").append(wire::format_iso_ms(record_.last_updated_ms)).append("\"");
   if (record_.last_seen_ms >= 0)
-    json_.append(R"(,"lastSeen":")").append(wire::format_iso_ms(record_.last_seen_ms)).append("\"");
-  json_.append(R"(,"paidCallsToday":)").append(std::to_string(record_.paid_calls_on(today))).append("}");
+    tail_.append(R"(,"lastSeen":")").append(wire::format_iso_ms(record_.last_seen_ms)).append("\"");
+  tail_.append(R"(,"paidCallsToday":)").append(std::to_string(record_.paid_calls_on(today))).append("},");
 }
 
 filter_index::filter_index(const item_list& items) {

@@ -1,5 +1,7 @@
 #include "z402/catalog/provider_actor.hpp"
 
+#include <boost/json/serialize.hpp>
+
 #include "z402/wire/iso_time.hpp"
 
 #include <algorithm>
@@ -97,7 +99,8 @@ item_map upsert(const provider_state& st, const declare_command& cmd, std::int64
     else if (auto p = payment_only.find(key); p != payment_only.end()) existing = &p->second;
     if (existing) {
       r = (*existing)->record();
-      if (r.fields() != declared.fields) {
+      // Compared as served text: the content keeps no JSON tree.
+      if (boost::json::serialize(declared.fields) != r.content->json) {
         r.content = make_content(declared.fields, declared.identity.selector);
         r.last_updated_ms = now;
       } else if (!r.declared) {

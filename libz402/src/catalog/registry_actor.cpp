@@ -40,16 +40,16 @@ totals after(registry_state& st, const item_change& change) {
   for (auto seq : change.removed)
     if (auto pos = position_of(st.items, seq); pos != st.items.end() && (*pos)->record().seq == seq) {
       --t.items;
-      t.bytes -= (*pos)->json().size();
+      t.bytes -= (*pos)->json_size();
     }
   for (auto& it : change.upserts) {
     auto pos = position_of(st.items, it->record().seq);
     if (pos != st.items.end() && (*pos)->record().seq == it->record().seq) {
-      t.bytes -= (*pos)->json().size();
+      t.bytes -= (*pos)->json_size();
     } else {
       ++t.items;
     }
-    t.bytes += it->json().size();
+    t.bytes += it->json_size();
   }
   return t;
 }
@@ -58,7 +58,7 @@ void apply(registry_state& st, const std::string& provider, const item_change& c
   auto& mine = st.items_of[provider];
   for (auto seq : change.removed)
     if (auto pos = position_of(st.items, seq); pos != st.items.end() && (*pos)->record().seq == seq) {
-      st.bytes -= (*pos)->json().size();
+      st.bytes -= (*pos)->json_size();
       st.items.erase(pos);
       --mine;
       st.content_changed = true;
@@ -66,7 +66,7 @@ void apply(registry_state& st, const std::string& provider, const item_change& c
   for (auto& it : change.upserts) {
     auto pos = position_of(st.items, it->record().seq);
     if (pos != st.items.end() && (*pos)->record().seq == it->record().seq) {
-      st.bytes -= (*pos)->json().size();
+      st.bytes -= (*pos)->json_size();
       st.content_changed |= (*pos)->record().content != it->record().content;
       *pos = it;
     } else {
@@ -74,7 +74,7 @@ void apply(registry_state& st, const std::string& provider, const item_change& c
       ++mine;
       st.content_changed = true;
     }
-    st.bytes += it->json().size();
+    st.bytes += it->json_size();
   }
   if (mine == 0) st.items_of.erase(provider);
 }

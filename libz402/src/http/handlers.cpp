@@ -123,7 +123,7 @@ response handle_read(app_state& app, const request& req, route r) {
   if (r == route::resources) {
     auto list = parse_list_request(query, error);
     if (!list) return error_response(400, "invalid_filter", error);
-    return read_response(req, etag, render_list(*snap, *list));
+    return read_response(req, etag, render_list(snap, *list));
   }
   query_error refused;
   auto now = app.engine.context().clock->now_ms();

@@ -139,36 +139,34 @@ const std::vector<std::uint32_t>* filtered_rows(const catalog::snapshot& snap, c
   return rows;
 }
 
-std::string render_list(const catalog::snapshot& snap, const list_request& req) {
-  static constexpr std::string_view head = R"({"x402Version":2,"items":[)";
+response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req) {
   // The rows of the page, in listing order. Unfiltered, the page is a slice and the total is
   // the catalog's size: no walk over every item.
   std::vector<const catalog::item*> page;
   std::size_t total = 0;
   std::vector<std::uint32_t> storage;
-  if (auto* rows = filtered_rows(snap, req.filter, storage)) {
+  if (auto* rows = filtered_rows(*snap, req.filter, storage)) {
     total = rows->size();
-    for (auto i = req.offset; i < total && page.size() < req.limit; ++i) page.push_back(snap.items[(*rows)[i]].get());
+    for (auto i = req.offset; i < total && page.size() < req.limit; ++i) page.push_back(snap->items[(*rows)[i]].get());
   } else {
-    total = snap.items.size();
-    for (auto i = req.offset; i < total && page.size() < req.limit; ++i) page.push_back(snap.items[i].get());
+    total = snap->items.size();
+    for (auto i = req.offset; i < total && page.size() < req.limit; ++i) page.push_back(snap->items[i].get());
   }
-  std::size_t bytes = 0;
-  for (auto* it : page) bytes += it->json().size() + 1;
-  std::string out;
-  out.reserve(head.size() + bytes + 96);
-  out.append(head);
+  response_text out{R"({"x402Version":2,"items":[)"};
+  out.pieces.reserve(2 * page.size());
   for (std::size_t i = 0; i < page.size(); ++i) {
-    if (i) out.push_back(',');
-    out.append(page[i]->json());
+    auto tail = i + 1 < page.size() ? page[i]->tail_and_comma() : page[i]->tail();
+    out.pieces.emplace_back(page[i]->head().data(), page[i]->head().size());
+    out.pieces.emplace_back(tail.data(), tail.size());
   }
-  out.append(R"(],"pagination":{"limit":)");
-  out.append(std::to_string(req.limit));
-  out.append(R"(,"offset":)");
-  out.append(std::to_string(req.offset));
-  out.append(R"(,"total":)");
-  out.append(std::to_string(total));
-  out.append("}}");
+  out.suffix.append(R"(],"pagination":{"limit":)");
+  out.suffix.append(std::to_string(req.limit));
+  out.suffix.append(R"(,"offset":)");
+  out.suffix.append(std::to_string(req.offset));
+  out.suffix.append(R"(,"total":)");
+  out.suffix.append(std::to_string(total));
+  out.suffix.append("}}");
+  out.keep_alive = snap;  // the pieces point into its items
   return out;
 }
 

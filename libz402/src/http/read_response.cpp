@@ -84,16 +84,16 @@ response not_modified_response(std::string_view etag) {
   return res;
 }
 
-response read_response(const request& req, std::string_view etag, std::string body) {
+response read_response(const request& req, std::string_view etag, response_text body) {
   thread_local gzip_cache cache;
   response res{bhttp::status::ok, 11};
   res.set(bhttp::field::content_type, "application/json");
   res.set(bhttp::field::cache_control, "no-cache");
   res.set(bhttp::field::etag, etag);
   res.set(bhttp::field::vary, "Accept-Encoding");
-  if (body.size() > gzip_threshold && accepts_gzip(req)) {
+  if (body.payload_size() > gzip_threshold && accepts_gzip(req)) {
     res.set(bhttp::field::content_encoding, "gzip");
-    res.body() = *cache.get(etag, body);
+    res.body() = *cache.get(etag, body.pieces.empty() ? std::string_view{body} : std::string_view{body.flatten()});
   } else {
     res.body() = std::move(body);
   }

@@ -16,7 +16,7 @@ void append_items(std::string& out, const catalog::snapshot& snap, const std::ve
   bool comma = false;
   for (auto p : positions) {
     if (comma) out.push_back(',');
-    out.append(snap.items[p]->json());
+    snap.items[p]->append_json(out);
     comma = true;
   }
 }

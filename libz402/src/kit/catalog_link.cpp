@@ -24,7 +24,7 @@ std::string printable(std::string text, const std::string& key) {
   return out;
 }
 
-std::string refusal(const http::response& res) {
+std::string refusal(const http::client_response& res) {
   std::string why = std::to_string(res.result_int());
   std::string error;
   auto body = wire::parse_strict(res.body(), 16, error);
@@ -111,7 +111,7 @@ std::string post_to_catalog(const catalog_link_options& link, std::string_view p
   auto result = client.fetch(req, std::chrono::steady_clock::now() + link.timeout, budget);
   if (auto* failed = std::get_if<http::fetch_error>(&result))
     return "the catalog could not be reached: " + printable(failed->message, link.key);
-  auto& res = std::get<http::response>(result);
+  auto& res = std::get<http::client_response>(result);
   if (res.result_int() != 200) return "refused by the catalog: " + printable(refusal(res), link.key);
   // A settle report is answered 200 either way; its bazaar status says whether it counted.
   std::string error;

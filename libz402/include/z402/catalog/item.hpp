@@ -16,9 +16,10 @@
 
 namespace z402::catalog {
 
+// The content keeps its JSON text, not a JSON tree: a tree costs several times the text, and
+// nothing after admission needs one (issue 7: peak RSS at most 3x the serialised catalog).
 struct item_content {
-  boost::json::object fields;  // DiscoveryResource fields without lastUpdated, lastSeen, paidCallsToday
-  std::string json;            // `fields` serialised
+  std::string json;            // DiscoveryResource fields without lastUpdated, lastSeen, paidCallsToday
   // Filter facts, extracted once (bazaar-wire.md §1: any accepts entry matches).
   std::vector<std::pair<std::string, std::string>> accepts_facts;  // (field, value)
   std::vector<std::string> extensions;
@@ -28,7 +29,7 @@ struct item_content {
 using content_ptr = std::shared_ptr<const item_content>;
 
 /// `selector` is the item's method or toolName (searchable with the route).
-content_ptr make_content(boost::json::object fields, std::string_view selector);
+content_ptr make_content(const boost::json::object& fields, std::string_view selector);
 
 struct item_record {
   std::string provider;
@@ -41,7 +42,6 @@ struct item_record {
   std::uint64_t paid_calls = 0;       // settles on `paid_day`
   std::int64_t paid_day = 0;          // UTC day number
 
-  const boost::json::object& fields() const { return content->fields; }
   std::uint64_t paid_calls_on(std::int64_t day) const { return day == paid_day ? paid_calls : 0; }
   std::int64_t last_activity_ms() const { return std::max(last_seen_ms, last_updated_ms); }
 };
@@ -52,14 +52,23 @@ class item {
   item(item_record record, std::int64_t today);
 
   const item_record& record() const { return record_; }
-  /// The DiscoveryResource plus lastSeen and paidCallsToday, as served.
-  std::string_view json() const { return json_; }
+  /// The item as served is `head()` then `tail()`: the content's JSON without its closing
+  /// brace (shared by every version of the item: a count or a heartbeat copies none of it),
+  /// then lastUpdated, lastSeen, paidCallsToday and the brace.
+  std::string_view head() const { return std::string_view{record_.content->json}.substr(0, record_.content->json.size() - 1); }
+  std::string_view tail() const { return std::string_view{tail_}.substr(0, tail_.size() - 1); }
+  /// The tail and the comma that separates it from the next item of a page.
+  std::string_view tail_and_comma() const { return tail_; }
+  std::size_t json_size() const { return head().size() + tail().size(); }
+  void append_json(std::string& out) const { out.append(head()).append(tail()); }
+  /// The DiscoveryResource plus lastSeen and paidCallsToday, as served (a copy).
+  std::string json() const { return std::string{head()}.append(tail()); }
   /// The UTC day whose paidCallsToday `json()` shows.
   std::int64_t rendered_day() const { return rendered_day_; }
 
  private:
   item_record record_;
-  std::string json_;
+  std::string tail_;  // ends with the comma, so a page gathers two pieces per item
   std::int64_t rendered_day_;
 };
 

@@ -30,7 +30,9 @@ struct fetch_error {
   std::string message;  // says why, never repeats a header value
 };
 
-using fetch_result = std::variant<response, fetch_error>;
+/// An answer as received (the server side's response type gathers; this one owns its body).
+using client_response = bhttp::response<bhttp::string_body>;
+using fetch_result = std::variant<client_response, fetch_error>;
 
 class client {
  public:

@@ -1,5 +1,6 @@
 #pragma once
 // GET /discovery/resources: its parameters (catalog.md §4, bazaar-wire.md §1) and its page.
+#include "z402/http/message.hpp"
 #include "z402/catalog/snapshot.hpp"
 
 #include <array>
@@ -63,7 +64,8 @@ std::size_t read_limit(const query_params& params);
 /// parameter when one is malformed.
 std::optional<list_request> parse_list_request(std::string_view query, std::string& error);
 
-/// {"x402Version":2,"items":[...],"pagination":{"limit":L,"offset":O,"total":T}}
-std::string render_list(const catalog::snapshot& snap, const list_request& req);
+/// {"x402Version":2,"items":[...],"pagination":{"limit":L,"offset":O,"total":T}}, as a body
+/// that gathers the items' own bytes (and keeps the snapshot alive); flatten() for one string.
+response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req);
 
 }  // namespace z402::http

@@ -1,17 +1,73 @@
 #pragma once
 // The HTTP message types every z402 server uses, and the one JSON error shape they answer with.
+#include <boost/asio/buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json/value.hpp>
+#include <boost/optional.hpp>
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace z402::http {
 
 namespace bhttp = boost::beast::http;
 using request = bhttp::request<bhttp::string_body>;
 using request_header = bhttp::request_header<>;
-using response = bhttp::response<bhttp::string_body>;
+
+/// A response body. Usually just the text it owns (it is a std::string, so every answer is
+/// built and read as one). A catalog read instead sends that text, then `pieces` of an
+/// immutable snapshot, then `suffix`, in one gather write, and keeps the snapshot alive until
+/// written: a page of 100 items (150 KB) is never copied into one buffer (issue 7).
+class response_text : public std::string {
+ public:
+  using std::string::string;
+  using std::string::operator=;
+  response_text() = default;
+  response_text(std::string s) : std::string(std::move(s)) {}
+
+  std::vector<boost::asio::const_buffer> pieces;
+  std::string suffix;
+  std::shared_ptr<const void> keep_alive;
+
+  std::uint64_t payload_size() const;
+  /// The whole body as one string (for gzip, and for readers of a gathered answer).
+  std::string flatten() const;
+};
+
+/// The Beast body of response_text: it writes the owned text, the pieces and the suffix.
+struct gather_body {
+  using value_type = response_text;
+  static std::uint64_t size(const value_type& v) { return v.payload_size(); }
+
+  class writer {
+   public:
+    /// A range of buffers (the ConstBufferSequence Beast writes, without copying a vector).
+    struct buffers {
+      using value_type = boost::asio::const_buffer;
+      using const_iterator = const boost::asio::const_buffer*;
+      const_iterator first, last;
+      const_iterator begin() const { return first; }
+      const_iterator end() const { return last; }
+    };
+    using const_buffers_type = buffers;
+
+    template <bool is_request, class Fields>
+    writer(const bhttp::header<is_request, Fields>&, const value_type& body) : body_(body) {}
+    void init(boost::beast::error_code& ec);
+    boost::optional<std::pair<const_buffers_type, bool>> get(boost::beast::error_code& ec);
+
+   private:
+    const value_type& body_;
+    boost::asio::const_buffer single_;               // the owned text alone: no allocation
+    std::vector<boost::asio::const_buffer> gathered_;  // text, pieces, suffix
+    bool done_ = false;
+  };
+};
+
+using response = bhttp::response<gather_body>;
 
 response json_response(unsigned status, std::string body);
 /// {"error":code,"message":message[,"details":details]}

@@ -23,7 +23,7 @@ bool accepts_gzip(const request& req);
 response not_modified_response(std::string_view etag);
 
 /// 200 with the body, the ETag and, when it helps, gzip.
-response read_response(const request& req, std::string_view etag, std::string body);
+response read_response(const request& req, std::string_view etag, response_text body);
 
 /// gzip of `body` (the gzip wrapper of RFC 1952).
 std::string gzip(std::string_view body);
