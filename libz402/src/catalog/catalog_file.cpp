@@ -44,27 +44,28 @@ item_record record_from(const boost::json::value& v) {
 
 }  // namespace
 
-std::string serialize_catalog(const snapshot& snap) {
+void serialize_catalog(const snapshot& snap, const config::chunk_sink& sink) {
   // Written from each item's pre-serialised content: no JSON tree of the whole catalog.
-  std::string out;
-  out.reserve(snap.bytes + snap.items.size() * 256 + 64);
-  out.append(R"({"format":")").append(format_name).append(R"(","version":)").append(std::to_string(format_version));
-  out.append(R"(,"items":[)");
+  std::string head = R"({"format":")";
+  head.append(format_name).append(R"(","version":)").append(std::to_string(format_version)).append(R"(,"items":[)");
+  sink(head);
   bool first = true;
   for (auto& it : snap.items) {
     auto& r = it->record();
-    boost::json::object head{{"provider", r.provider},     {"type", r.identity.type},
-                             {"resource", r.identity.resource}, {"selector", r.identity.selector},
-                             {"declared", r.declared},     {"seq", r.seq},
-                             {"lastSeen", r.last_seen_ms}, {"lastUpdated", r.last_updated_ms},
-                             {"paidCalls", r.paid_calls},  {"paidDay", r.paid_day}};
-    auto head_json = boost::json::serialize(head);
-    if (!first) out.push_back(',');
+    boost::json::object fields{{"provider", r.provider},     {"type", r.identity.type},
+                               {"resource", r.identity.resource}, {"selector", r.identity.selector},
+                               {"declared", r.declared},     {"seq", r.seq},
+                               {"lastSeen", r.last_seen_ms}, {"lastUpdated", r.last_updated_ms},
+                               {"paidCalls", r.paid_calls},  {"paidDay", r.paid_day}};
+    head = first ? "" : ",";
     first = false;
-    out.append(head_json, 0, head_json.size() - 1).append(R"(,"fields":)").append(r.content->json).push_back('}');
+    auto record = boost::json::serialize(fields);
+    head.append(record, 0, record.size() - 1).append(R"(,"fields":)");
+    sink(head);
+    sink(r.content->json);
+    sink("}");
   }
-  out.append("]}");
-  return out;
+  sink("]}");
 }
 
 catalog_load load_catalog(const std::filesystem::path& file, std::int64_t now_ms) {

@@ -12,7 +12,8 @@ bool write_latest(persistence_actor* self) {
   auto& st = self->state;
   st.writes.acted(self->clock().now());
   if (!st.latest || st.latest->version == st.written_version) return true;
-  if (auto err = config::write_file_atomically(st.file, serialize_catalog(*st.latest))) {
+  auto& snap = *st.latest;
+  if (auto err = config::write_file_atomically(st.file, [&](const config::chunk_sink& sink) { serialize_catalog(snap, sink); })) {
     ++st.failures;
     std::cerr << "z402-bazaar: catalog not saved: " << *err << std::endl;
     return false;

@@ -16,21 +16,40 @@ std::string errno_text(const std::string& what) { return what + ": " + std::stre
 }  // namespace
 
 std::optional<std::string> write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  return write_file_atomically(path, [content](const chunk_sink& sink) { sink(content); });
+}
+
+std::optional<std::string> write_file_atomically(const std::filesystem::path& path,
+                                                 const std::function<void(const chunk_sink&)>& produce) {
+  constexpr std::size_t buffer_size = 256u << 10;
   auto tmp = path;
   tmp += ".tmp-" + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return errno_text("cannot create " + tmp.string());
-  std::size_t done = 0;
-  while (done < content.size()) {
-    auto n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      auto err = errno_text("cannot write " + tmp.string());
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return err;
+  std::optional<std::string> failed;
+  auto write_all = [&](std::string_view bytes) {
+    for (std::size_t done = 0; done < bytes.size() && !failed;) {
+      auto n = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) failed = errno_text("cannot write " + tmp.string());
+      else done += static_cast<std::size_t>(n);
     }
-    done += static_cast<std::size_t>(n);
+  };
+  std::string buffer;
+  buffer.reserve(buffer_size);
+  produce([&](std::string_view chunk) {
+    if (buffer.size() + chunk.size() > buffer_size) {
+      write_all(buffer);
+      buffer.clear();
+    }
+    if (chunk.size() > buffer_size) write_all(chunk);
+    else buffer.append(chunk);
+  });
+  write_all(buffer);
+  if (failed) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return failed;
   }
   if (::fsync(fd) != 0) {
     auto err = errno_text("cannot fsync " + tmp.string());

@@ -3,6 +3,7 @@
 // owner, listing order, lastSeen, lastUpdated and today's paid calls of every item.
 #include "z402/catalog/item.hpp"
 #include "z402/catalog/snapshot.hpp"
+#include "z402/config/atomic_file.hpp"
 
 #include <filesystem>
 #include <string>
@@ -10,7 +11,8 @@
 
 namespace z402::catalog {
 
-std::string serialize_catalog(const snapshot& snap);
+/// The catalog file's bytes, passed to `sink` item by item (no string of the whole catalog).
+void serialize_catalog(const snapshot& snap, const config::chunk_sink& sink);
 
 struct catalog_load {
   enum class status { missing, loaded, corrupt };
