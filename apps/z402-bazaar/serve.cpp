@@ -10,6 +10,7 @@
 
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <caf/all.hpp>
 
 #include <iostream>
@@ -92,7 +93,9 @@ int serve(const config::bazaar_config& cfg) {
   http::access_log log{cfg.access_log ? stderr : nullptr};
   // Search cursors are signed with a key of this run: a restart ends open searches, nothing else.
   http::settle_batcher settles{ioc, engine};
-  http::app_state app{engine, keys, cfg.terms, cfg.allow_http_resources, auth::random_key(""), settles};
+  // Declarations are parsed and checked on a thread of their own, so reads never wait behind them.
+  net::thread_pool checks{1};
+  http::app_state app{engine, keys, cfg.terms, cfg.allow_http_resources, auth::random_key(""), settles, checks.get_executor()};
   http::server_options server_options;
   server_options.host = cfg.listen_host;
   server_options.port = cfg.listen_port;
@@ -123,6 +126,7 @@ int serve(const config::bazaar_config& cfg) {
   for (std::size_t i = 1; i < cfg.io_threads; ++i) threads.emplace_back([&] { ioc.run(); });
   ioc.run();
   for (auto& t : threads) t.join();
+  checks.join();
 
   bool flushed = false;
   {

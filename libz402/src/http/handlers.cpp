@@ -10,6 +10,7 @@
 #include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"
 
+#include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
 namespace z402::http {
@@ -137,29 +138,36 @@ response handle_read(app_state& app, const request& req, route r) {
   return read_response(req, etag, std::move(*body));
 }
 
-void handle_declaration(app_state& app, const request& req, const auth::provider_record& provider,
+void handle_declaration(app_state& app, request& req, const auth::provider_record& provider,
                         std::function<void(response)> reply) {
-  std::string error;
-  auto body = wire::parse_strict(req.body(), max_body_depth, error);
-  if (!body) return reply(invalid_request(error, std::nullopt, "", error));
-  auto& limits = app.engine.context().limits;
-  auto checked = rules::validate_declaration(
-      *body, rules::declaration_context{app.terms, provider.pay_to, app.allow_http_resources, limits.max_items_per_provider});
-  if (checked.error)
-    return reply(invalid_request(checked.error->message(), checked.error->item, checked.error->field, checked.error->reason));
+  // Admitted before the checks: the queue of declarations waiting for them is bounded too.
   if (!admit(app)) return reply(overloaded());
-  auto done = [&app, reply = std::move(reply)](catalog::write_outcome outcome) {
-    app.writes_in_flight.fetch_sub(1);
-    using status = catalog::write_outcome::status;
-    if (outcome.state == status::ok) {
-      boost::json::object body{{"accepted", outcome.accepted}, {"lastSeen", wire::format_iso_ms(outcome.last_seen_ms)}};
-      return reply(json_response(200, boost::json::serialize(body)));
-    }
-    if (outcome.state == status::refused) return reply(invalid_request(outcome.message, std::nullopt, "items", outcome.message));
-    reply(error_response(503, "unavailable", outcome.message));
-  };
-  app.engine.declare(provider.name, catalog::declare_command{std::move(checked.items)},
-                     catalog::write_completion{std::move(done), catalog::write_outcome::unavailable("the catalog is shutting down")});
+  boost::asio::post(app.checks, [&app, body = std::move(req.body()), provider, reply = std::move(reply)]() mutable {
+    auto refuse = [&](response res) {
+      app.writes_in_flight.fetch_sub(1);
+      reply(std::move(res));
+    };
+    std::string error;
+    auto doc = wire::parse_strict(body, max_body_depth, error);
+    if (!doc) return refuse(invalid_request(error, std::nullopt, "", error));
+    auto& limits = app.engine.context().limits;
+    auto checked = rules::validate_declaration(
+        *doc, rules::declaration_context{app.terms, provider.pay_to, app.allow_http_resources, limits.max_items_per_provider});
+    if (checked.error)
+      return refuse(invalid_request(checked.error->message(), checked.error->item, checked.error->field, checked.error->reason));
+    auto done = [&app, reply = std::move(reply)](catalog::write_outcome outcome) {
+      app.writes_in_flight.fetch_sub(1);
+      using status = catalog::write_outcome::status;
+      if (outcome.state == status::ok) {
+        boost::json::object answer{{"accepted", outcome.accepted}, {"lastSeen", wire::format_iso_ms(outcome.last_seen_ms)}};
+        return reply(json_response(200, boost::json::serialize(answer)));
+      }
+      if (outcome.state == status::refused) return reply(invalid_request(outcome.message, std::nullopt, "items", outcome.message));
+      reply(error_response(503, "unavailable", outcome.message));
+    };
+    app.engine.declare(provider.name, catalog::declare_command{std::move(checked.items)},
+                       catalog::write_completion{std::move(done), catalog::write_outcome::unavailable("the catalog is shutting down")});
+  });
 }
 
 void handle_settlement(app_state& app, const request& req, std::function<void(response)> reply) {
@@ -200,7 +208,7 @@ header_verdict bazaar_handler::on_header(const request_header& req) {
   return {limit, screen(app_, req, r, writer)};
 }
 
-std::optional<response> bazaar_handler::on_request(const request& req, const responder& reply) {
+std::optional<response> bazaar_handler::on_request(request& req, const responder& reply) {
   auto r = route_of(path_of({req.target().data(), req.target().size()}));
   if (r == route::settled) {
     handle_settlement(app_, req, reply);

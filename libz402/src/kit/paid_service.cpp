@@ -75,7 +75,7 @@ http::header_verdict paid_service::on_header(const http::request_header& req) {
   return {0, http::error_response(404, "not_found", "no such route")};
 }
 
-std::optional<http::response> paid_service::on_request(const http::request& req, const http::responder&) {
+std::optional<http::response> paid_service::on_request(http::request& req, const http::responder&) {
   std::string_view target{req.target().data(), req.target().size()};
   auto path = http::path_of(target);
   if (path == "/health") return health();

@@ -36,8 +36,9 @@ class handler {
   /// while it parses the header, before on_header can pick the request's own).
   virtual std::size_t max_body_limit() const = 0;
   virtual header_verdict on_header(const request_header& req) = 0;
-  /// The whole request. Returns the answer, or nothing when `reply` will be called later.
-  virtual std::optional<response> on_request(const request& req, const responder& reply) = 0;
+  /// The whole request (the handler may take its body). Returns the answer, or nothing when
+  /// `reply` will be called later.
+  virtual std::optional<response> on_request(request& req, const responder& reply) = 0;
 };
 
 }  // namespace z402::http

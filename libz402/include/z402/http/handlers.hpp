@@ -8,6 +8,7 @@
 #include "z402/http/search_query.hpp"
 #include "z402/http/settle_batcher.hpp"
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json/value.hpp>
 
@@ -22,9 +23,9 @@ namespace z402::http {
 /// What the handlers share.
 struct app_state {
   app_state(catalog::engine& e, auth::key_store& k, config::rail_terms t, bool allow_http, std::string cursor_key,
-            settle_batcher& s)
+            settle_batcher& s, boost::asio::any_io_executor checks_on)
       : engine(e), keys(k), terms(std::move(t)), allow_http_resources(allow_http), cursors(std::move(cursor_key)),
-        settles(s) {}
+        settles(s), checks(std::move(checks_on)) {}
 
   catalog::engine& engine;
   auth::key_store& keys;
@@ -32,6 +33,9 @@ struct app_state {
   bool allow_http_resources = false;
   cursor_signer cursors;  // search cursors, signed with a key made at start
   settle_batcher& settles;
+  /// Where declarations are parsed and checked: up to 17 MiB of JSON and a schema per item
+  /// take milliseconds, which on the io thread every read would wait behind (issue 7).
+  boost::asio::any_io_executor checks;
   std::size_t max_writes_in_flight = 1024;  // declarations: CAF mailboxes are unbounded, refuse above this
   std::atomic<std::size_t> writes_in_flight{0};
   std::size_t read_body_limit = 4u << 10;          // GET bodies are not used
@@ -57,7 +61,7 @@ std::optional<response> screen(app_state& app, const request_header& req, route 
 response handle_read(app_state& app, const request& req, route r);
 
 /// POST /discovery/declarations; `reply` runs once, on the engine's thread or this one.
-void handle_declaration(app_state& app, const request& req, const auth::provider_record& provider,
+void handle_declaration(app_state& app, request& req, const auth::provider_record& provider,
                         std::function<void(response)> reply);
 
 /// POST /discovery/settled: 200 with the catalog outcome in the body and in EXTENSION-RESPONSES;
@@ -70,7 +74,7 @@ class bazaar_handler final : public handler {
   explicit bazaar_handler(app_state& app) : app_(app) {}
   std::size_t max_body_limit() const override;
   header_verdict on_header(const request_header& req) override;
-  std::optional<response> on_request(const request& req, const responder& reply) override;
+  std::optional<response> on_request(request& req, const responder& reply) override;
 
  private:
   app_state& app_;
