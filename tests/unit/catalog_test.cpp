@@ -66,13 +66,25 @@ struct fixture : test_coordinator_fixture<> {
     return i;
   }
 
-  catalog::write_outcome declare(const std::string& provider, array items) {
+  catalog::write_outcome declare(const std::string& provider, array items, std::string digest = {}) {
     auto checked = rules::validate_declaration(test::declaration_of(items), {terms, test::pay_to, false, 128});
     CAF_REQUIRE(!checked.error);
     std::optional<catalog::write_outcome> outcome;
-    engine->declare(provider, {std::move(checked.items)},
+    engine->declare(provider, {std::move(checked.items), std::move(digest)},
                     catalog::write_completion{[&](catalog::write_outcome o) { outcome = std::move(o); },
                                               catalog::write_outcome::unavailable("dropped")});
+    return settle_outcome(outcome);
+  }
+
+  catalog::write_outcome repeat(const std::string& provider, std::string digest) {
+    std::optional<catalog::write_outcome> outcome;
+    engine->repeat_declaration(provider, std::move(digest),
+                               catalog::write_completion{[&](catalog::write_outcome o) { outcome = std::move(o); },
+                                                         catalog::write_outcome::unavailable("dropped")});
+    return settle_outcome(outcome);
+  }
+
+  catalog::write_outcome settle_outcome(std::optional<catalog::write_outcome>& outcome) {
     sched.run();
     if (!outcome) advance(10ms);  // the REGISTRY coalesces publications within 10 ms
     CAF_REQUIRE(outcome.has_value());
@@ -215,6 +227,37 @@ CAF_TEST(a heartbeat keeps an item from eviction) {
     advance(50min);
   }
   CAF_CHECK_EQUAL(items_of("p1").size(), 1u);
+}
+
+CAF_TEST(a heartbeat repeating the last declaration only moves lastSeen on) {
+  using status = catalog::write_outcome::status;
+  declare("p1", array{item("https://a.example.com/one"), item("https://a.example.com/two")}, "digest-1");
+  auto before = items_of("p1").at("https://a.example.com/one")->record();
+  advance(30s);
+  auto again = repeat("p1", "digest-1");
+  CAF_REQUIRE(again.state == status::ok);
+  CAF_CHECK_EQUAL(again.accepted, 2u);
+  auto after = items_of("p1").at("https://a.example.com/one")->record();
+  CAF_CHECK_EQUAL(after.last_seen_ms, again.last_seen_ms);
+  CAF_CHECK(after.last_seen_ms > before.last_seen_ms);
+  CAF_CHECK(after.content == before.content);  // the content was neither parsed nor rebuilt
+  CAF_CHECK_EQUAL(after.last_updated_ms, before.last_updated_ms);
+  CAF_CHECK(repeat("p1", "digest-2").state == status::not_a_repeat);
+  CAF_CHECK(repeat("p1", "").state == status::not_a_repeat);
+  CAF_CHECK(repeat("p2", "digest-1").state == status::not_a_repeat);  // another provider's
+  declare("p1", array{item("https://a.example.com/one")}, "digest-3");
+  CAF_CHECK(repeat("p1", "digest-1").state == status::not_a_repeat);  // only the last one repeats
+  CAF_CHECK(repeat("p1", "digest-3").state == status::ok);
+}
+
+CAF_TEST(a repeat whose items have left is not a repeat) {
+  config::catalog_limits limits;
+  limits.retention = 1h;
+  start_engine(limits, {});
+  declare("p1", array{item("https://a.example.com/gone")}, "digest-1");
+  advance(61min);
+  CAF_CHECK(items_of("p1").empty());
+  CAF_CHECK(repeat("p1", "digest-1").state == catalog::write_outcome::status::not_a_repeat);
 }
 
 CAF_TEST(paidCallsToday reads 0 from midnight UTC without any traffic) {

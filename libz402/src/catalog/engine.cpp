@@ -45,6 +45,10 @@ void engine::declare(const std::string& name, declare_command cmd, write_complet
   caf::anon_send(directory_->get(name), atom::declare::value, std::move(cmd), std::move(done));
 }
 
+void engine::repeat_declaration(const std::string& name, std::string digest, write_completion done) {
+  caf::anon_send(directory_->get(name), atom::repeat::value, std::move(digest), std::move(done));
+}
+
 void engine::settle(boost::json::value body, settle_completion done) {
   rules::field_error error;
   auto event = rules::derive_settlement(std::move(body), error);

@@ -2,6 +2,8 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <optional>
+
 #include "z402/wire/iso_time.hpp"
 
 #include <algorithm>
@@ -121,6 +123,20 @@ item_map upsert(const provider_state& st, const declare_command& cmd, std::int64
   return next;
 }
 
+// The last declaration again: its items, seen now. Empty when one of them has left since.
+std::optional<item_map> repeated(const provider_state& st, std::int64_t now) {
+  auto today = wire::utc_day(now);
+  item_map next = st.items;
+  for (auto& key : st.last_keys) {
+    auto it = next.find(key);
+    if (it == next.end()) return std::nullopt;
+    auto r = it->second->record();
+    r.last_seen_ms = now;
+    it->second = make_item(std::move(r), today);
+  }
+  return next;
+}
+
 // Drops expired items and re-renders those whose paidCallsToday changed with the day.
 item_map swept(const provider_state& st, std::int64_t now, bool& changed) {
   auto today = wire::utc_day(now);
@@ -229,14 +245,31 @@ caf::behavior provider(provider_actor* self, engine_context ctx, caf::actor regi
           return;
         }
         auto accepted = cmd.items.size();
+        std::vector<std::string> keys;
+        for (auto& item : cmd.items) keys.push_back(item.identity.key());
         commit(
-            self, std::move(next), true, [=] { done({write_outcome::status::ok, {}, accepted, now}); },
+            self, std::move(next), true,
+            [=, digest = cmd.digest, keys = std::move(keys)] {
+              self->state.last_digest = digest;
+              self->state.last_keys = keys;
+              done({write_outcome::status::ok, {}, accepted, now});
+            },
             [=](const caf::error& err) {
               if (err.category() == caf::atom("z402"))
                 done({write_outcome::status::refused, err.context().get_as<std::string>(0), 0, 0});
               else
                 done(write_outcome::unavailable("the catalog is shutting down"));
             });
+      },
+      [=](atom::repeat, const std::string& digest, const write_completion& done) {
+        auto& st = self->state;
+        auto now = st.ctx.clock->now_ms();
+        auto next = digest.empty() || digest != st.last_digest ? std::nullopt : repeated(st, now);
+        if (!next) return done({write_outcome::status::not_a_repeat, {}, 0, 0});
+        auto accepted = st.last_keys.size();
+        commit(
+            self, std::move(*next), false, [=] { done({write_outcome::status::ok, {}, accepted, now}); },
+            [=](const caf::error&) { done(write_outcome::unavailable("the catalog is shutting down")); });
       },
       [=](atom::settled, const settle_batch& batch) {
         auto rp = self->make_response_promise<settle_outcomes>();

@@ -1,5 +1,6 @@
 #include "z402/http/handlers.hpp"
 
+#include "z402/auth/crypto.hpp"
 #include "z402/http/access_log.hpp"
 #include "z402/http/list_query.hpp"
 #include "z402/http/read_response.hpp"
@@ -138,35 +139,58 @@ response handle_read(app_state& app, const request& req, route r) {
   return read_response(req, etag, std::move(*body));
 }
 
+namespace {
+
+response declared_response(const catalog::write_outcome& outcome) {
+  using status = catalog::write_outcome::status;
+  if (outcome.state == status::ok) {
+    boost::json::object answer{{"accepted", outcome.accepted}, {"lastSeen", wire::format_iso_ms(outcome.last_seen_ms)}};
+    return json_response(200, boost::json::serialize(answer));
+  }
+  if (outcome.state == status::refused) return invalid_request(outcome.message, std::nullopt, "items", outcome.message);
+  return error_response(503, "unavailable", outcome.message);
+}
+
+/// Every rule on the body, then the upsert; `reply` runs once and the write is released.
+void check_and_declare(app_state& app, const std::string& body, const auth::provider_record& provider, std::string digest,
+                       std::function<void(response)> reply) {
+  auto answer = [&app, reply](response res) {
+    app.writes_in_flight.fetch_sub(1);
+    reply(std::move(res));
+  };
+  std::string error;
+  auto doc = wire::parse_strict(body, max_body_depth, error);
+  if (!doc) return answer(invalid_request(error, std::nullopt, "", error));
+  auto& limits = app.engine.context().limits;
+  auto checked = rules::validate_declaration(
+      *doc, rules::declaration_context{app.terms, provider.pay_to, app.allow_http_resources, limits.max_items_per_provider});
+  if (checked.error)
+    return answer(invalid_request(checked.error->message(), checked.error->item, checked.error->field, checked.error->reason));
+  app.engine.declare(provider.name, catalog::declare_command{std::move(checked.items), std::move(digest)},
+                     catalog::write_completion{[answer](catalog::write_outcome o) { answer(declared_response(o)); },
+                                               catalog::write_outcome::unavailable("the catalog is shutting down")});
+}
+
+}  // namespace
+
 void handle_declaration(app_state& app, request& req, const auth::provider_record& provider,
                         std::function<void(response)> reply) {
   // Admitted before the checks: the queue of declarations waiting for them is bounded too.
   if (!admit(app)) return reply(overloaded());
-  boost::asio::post(app.checks, [&app, body = std::move(req.body()), provider, reply = std::move(reply)]() mutable {
-    auto refuse = [&](response res) {
-      app.writes_in_flight.fetch_sub(1);
-      reply(std::move(res));
-    };
-    std::string error;
-    auto doc = wire::parse_strict(body, max_body_depth, error);
-    if (!doc) return refuse(invalid_request(error, std::nullopt, "", error));
-    auto& limits = app.engine.context().limits;
-    auto checked = rules::validate_declaration(
-        *doc, rules::declaration_context{app.terms, provider.pay_to, app.allow_http_resources, limits.max_items_per_provider});
-    if (checked.error)
-      return refuse(invalid_request(checked.error->message(), checked.error->item, checked.error->field, checked.error->reason));
-    auto done = [&app, reply = std::move(reply)](catalog::write_outcome outcome) {
-      app.writes_in_flight.fetch_sub(1);
-      using status = catalog::write_outcome::status;
-      if (outcome.state == status::ok) {
-        boost::json::object answer{{"accepted", outcome.accepted}, {"lastSeen", wire::format_iso_ms(outcome.last_seen_ms)}};
-        return reply(json_response(200, boost::json::serialize(answer)));
+  auto body = std::make_shared<const std::string>(std::move(req.body()));
+  boost::asio::post(app.checks, [&app, body, provider, reply = std::move(reply)]() mutable {
+    // A heartbeat repeats the provider's last declaration byte for byte: recognised by its
+    // digest, it only moves lastSeen on, without parsing and checking it again.
+    auto digest = auth::sha256_hex(*body);
+    auto on_repeat = [&app, body, provider, digest, reply](catalog::write_outcome o) {
+      if (o.state != catalog::write_outcome::status::not_a_repeat) {
+        app.writes_in_flight.fetch_sub(1);
+        return reply(declared_response(o));
       }
-      if (outcome.state == status::refused) return reply(invalid_request(outcome.message, std::nullopt, "items", outcome.message));
-      reply(error_response(503, "unavailable", outcome.message));
+      boost::asio::post(app.checks, [&app, body, provider, digest, reply] { check_and_declare(app, *body, provider, digest, reply); });
     };
-    app.engine.declare(provider.name, catalog::declare_command{std::move(checked.items)},
-                       catalog::write_completion{std::move(done), catalog::write_outcome::unavailable("the catalog is shutting down")});
+    app.engine.repeat_declaration(provider.name, digest,
+                                  catalog::write_completion{on_repeat, catalog::write_outcome::unavailable("the catalog is shutting down")});
   });
 }
 

@@ -46,6 +46,9 @@ class engine {
 
   /// Sends a validated declaration to its PROVIDER; `done` gets the outcome on an actor thread.
   void declare(const std::string& provider, declare_command cmd, write_completion done);
+  /// A declaration whose body has `digest`: when it repeats the provider's last one (a
+  /// heartbeat), its items' lastSeen move on and `done` gets ok; otherwise not_a_repeat.
+  void repeat_declaration(const std::string& provider, std::string digest, write_completion done);
 
   /// One successful settle, as its x402 body {"x402Version","paymentPayload","paymentRequirements"}
   /// (v1 or v2). `done` gets the catalog outcome once: rejected at once (on this thread) when

@@ -19,6 +19,10 @@ namespace z402::catalog {
 namespace atom {
 /// HTTP -> PROVIDER: (declare, declare_command, completion<write_outcome>) upserts items.
 using declare = caf::atom_constant<caf::atom("declare")>;
+/// HTTP -> PROVIDER: (repeat, digest, completion<write_outcome>) the same body as the last
+/// declaration applied (a heartbeat): refreshes its items' lastSeen without parsing it again;
+/// answers not_a_repeat when the digest is not that declaration's or one of its items left.
+using repeat = caf::atom_constant<caf::atom("repeat")>;
 /// PROVIDER -> REGISTRY: (commit, provider, item_change, may_refuse) upserts and removes some
 /// of the provider's items; answers true once readers can see them. With may_refuse, a change
 /// that would pass a global budget is refused with ec::catalog_full; without it (counts,
@@ -53,11 +57,12 @@ caf::error make_error(ec code, std::string message);
 /// The validated items of one declaration (the rules already ran on the io thread).
 struct declare_command {
   std::vector<rules::declared_item> items;
+  std::string digest;  // of the declaration's body: a heartbeat repeating it is recognised
 };
 
 /// The answer to a write, as the HTTP layer turns it into a response.
 struct write_outcome {
-  enum class status { ok, refused, unavailable };
+  enum class status { ok, refused, unavailable, not_a_repeat };
   status state = status::unavailable;
   std::string message;  // refused or unavailable: what went wrong
   std::size_t accepted = 0;

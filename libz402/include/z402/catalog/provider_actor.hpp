@@ -19,6 +19,8 @@ struct provider_state {
   std::map<std::string, item_ptr> items;  // by identity key
   std::uint64_t timer_generation = 0;     // delayed_send cannot be cancelled: stale ticks are ignored
   std::int64_t armed_for = -1;            // wall time the live timer fires at; -1: none
+  std::string last_digest;                // of the last declaration applied
+  std::vector<std::string> last_keys;     // the identity keys it listed
 
   static inline const char* name = "z402.provider";
 };
