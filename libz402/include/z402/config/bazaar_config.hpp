@@ -17,7 +17,9 @@ struct bazaar_config {
   rail_terms terms = default_rail_terms();
   catalog_limits limits;
   bool allow_http_resources = false;  // plain-http resources, for local development only
-  std::size_t io_threads = 1;         // Asio and CAF get disjoint shares of the cores
+  // Two io threads: under write load a declaration's body and its answer no longer wait a
+  // whole round of busy readers on one thread (benchmarks/results/latest.md).
+  std::size_t io_threads = 2;
   std::size_t actor_threads = 1;
   bool access_log = true;
 };
