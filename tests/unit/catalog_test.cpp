@@ -339,6 +339,31 @@ CAF_TEST(the catalog file keeps what a restart needs) {
   CAF_CHECK_EQUAL(snap()->items.back()->record().provider, "p2");
 }
 
+CAF_TEST(the catalog file holds one item a line and older one line files still load) {
+  dir = std::filesystem::temp_directory_path() / ("z402-lines-" + auth::random_key("").substr(0, 12));
+  std::filesystem::create_directories(dir);
+  auto file = dir / "catalog.json";
+  start_engine({}, {}, file);
+  declare("p1", array{item("https://a.example.com/1"), item("https://a.example.com/2")});
+  advance(2s);
+  auto text = *config::read_file(file);
+  CAF_CHECK_EQUAL(std::count(text.begin(), text.end(), '\n'), 3);  // head, two items, end
+  CAF_CHECK(boost::json::parse(text).at("items").as_array().size() == 2u);  // still one document
+  // The layout before one item a line: the same document on one line.
+  std::erase(text, '\n');
+  CAF_CHECK(!config::write_file_atomically(file, text));
+  auto loaded = catalog::load_catalog(file, wall->now_ms());
+  CAF_REQUIRE(loaded.state == catalog::catalog_load::status::loaded);
+  CAF_CHECK_EQUAL(loaded.records.size(), 2u);
+  // A file cut after its first item is corrupt, not half a catalog.
+  start_engine({}, {}, file);
+  declare("p1", array{item("https://a.example.com/1"), item("https://a.example.com/2")});
+  advance(2s);
+  auto lines = *config::read_file(file);
+  CAF_CHECK(!config::write_file_atomically(file, lines.substr(0, lines.find('\n', lines.find('\n') + 1) + 1)));
+  CAF_CHECK(catalog::load_catalog(file, 44).state == catalog::catalog_load::status::corrupt);
+}
+
 CAF_TEST(a corrupt catalog file is moved aside) {
   dir = std::filesystem::temp_directory_path() / ("z402-corrupt-" + auth::random_key("").substr(0, 12));
   std::filesystem::create_directories(dir);

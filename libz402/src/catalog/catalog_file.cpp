@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 
+#include <fstream>
 #include <stdexcept>
 
 namespace z402::catalog {
@@ -42,13 +43,38 @@ item_record record_from(const boost::json::value& v) {
   return r;
 }
 
+std::string file_head() {
+  return std::string{R"({"format":")"} + format_name + R"(","version":)" + std::to_string(format_version) + R"(,"items":[)";
+}
+
+/// Reads the one-item-a-line layout; false when the file does not have it (an older file
+/// written as one line is read whole by the caller). Throws on a bad item.
+bool read_lines(const std::filesystem::path& file, std::vector<item_record>& records) {
+  std::ifstream in{file};
+  std::string line, error;
+  if (!std::getline(in, line) || line != file_head()) return false;
+  bool ended = false;
+  while (std::getline(in, line)) {
+    if (ended) throw std::runtime_error("text after the end of the items");
+    if (line == "]}") {
+      ended = true;
+      continue;
+    }
+    if (!line.empty() && line.back() == ',') line.pop_back();
+    auto item = wire::parse_strict(line, 64, error);
+    if (!item || !item->is_object()) throw std::runtime_error("item " + std::to_string(records.size()) + ": " + error);
+    records.push_back(record_from(*item));
+  }
+  if (!ended) throw std::runtime_error("the file ends before its items do");
+  return true;
+}
+
 }  // namespace
 
 void serialize_catalog(const snapshot& snap, const config::chunk_sink& sink) {
-  // Written from each item's pre-serialised content: no JSON tree of the whole catalog.
-  std::string head = R"({"format":")";
-  head.append(format_name).append(R"(","version":)").append(std::to_string(format_version)).append(R"(,"items":[)");
-  sink(head);
+  // Written from each item's pre-serialised content: no JSON tree of the whole catalog. One
+  // item a line (still one JSON document), so loading parses one item at a time.
+  sink(file_head());
   bool first = true;
   for (auto& it : snap.items) {
     auto& r = it->record();
@@ -57,7 +83,7 @@ void serialize_catalog(const snapshot& snap, const config::chunk_sink& sink) {
                                {"declared", r.declared},     {"seq", r.seq},
                                {"lastSeen", r.last_seen_ms}, {"lastUpdated", r.last_updated_ms},
                                {"paidCalls", r.paid_calls},  {"paidDay", r.paid_day}};
-    head = first ? "" : ",";
+    std::string head = first ? "\n" : ",\n";
     first = false;
     auto record = boost::json::serialize(fields);
     head.append(record, 0, record.size() - 1).append(R"(,"fields":)");
@@ -65,32 +91,31 @@ void serialize_catalog(const snapshot& snap, const config::chunk_sink& sink) {
     sink(r.content->json);
     sink("}");
   }
-  sink("]}");
+  sink("\n]}");
 }
 
 catalog_load load_catalog(const std::filesystem::path& file, std::int64_t now_ms) {
   catalog_load result;
-  std::optional<std::string> text;
+  std::error_code exists_ec;
+  if (!std::filesystem::exists(file, exists_ec) && !exists_ec) return result;  // missing: an empty catalog
   try {
-    text = config::read_file(file);
-  } catch (const std::exception& e) {
-    result.problem = e.what();
-  }
-  if (!text && result.problem.empty()) return result;  // missing: an empty catalog
-  if (text) {
-    std::string error;
-    auto doc = wire::parse_strict(*text, 64, error);
-    try {
-      if (!doc) throw std::runtime_error(error);
+    // One item a line: the peak is one item's tree, not the whole catalog's (6x its size).
+    if (!read_lines(file, result.records)) {
+      // A file written before that layout: one line, read whole.
+      result.records.clear();
+      auto text = config::read_file(file);
+      std::string error;
+      auto doc = text ? wire::parse_strict(*text, 64, error) : std::nullopt;
+      if (!doc) throw std::runtime_error(text ? error : "the file vanished");
       auto& root = doc->as_object();
       if (string_at(root, "format") != format_name || int_at(root, "version") != format_version)
         throw std::runtime_error("unknown format or version");
       for (auto& v : root.at("items").as_array()) result.records.push_back(record_from(v));
-      result.state = catalog_load::status::loaded;
-      return result;
-    } catch (const std::exception& e) {
-      result.problem = e.what();
     }
+    result.state = catalog_load::status::loaded;
+    return result;
+  } catch (const std::exception& e) {
+    result.problem = e.what();
   }
   result.records.clear();
   result.state = catalog_load::status::corrupt;

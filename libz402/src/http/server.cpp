@@ -19,9 +19,14 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 using tcp = net::ip::tcp;
 
+constexpr std::size_t small_read_buffer = 8u << 10;    // a header and a settle body in one read
+constexpr std::size_t large_read_buffer = 256u << 10;  // large bodies in few reads
+
 class session : public std::enable_shared_from_this<session> {
  public:
-  session(tcp::socket socket, server& srv) : stream_(std::move(socket)), server_(srv) {}
+  session(tcp::socket socket, server& srv) : stream_(std::move(socket)), server_(srv) {
+    buffer_.reserve(small_read_buffer);
+  }
   ~session() { server_.session_ended(); }
 
   void start() {
@@ -83,6 +88,11 @@ class session : public std::enable_shared_from_this<session> {
     }
     // A request without a body (every GET) is complete with its header: no second read.
     if (parser_->is_done()) return on_body({});
+    // Beast reads at most the buffer's free capacity at a time: a 500 KB declaration read
+    // through a small buffer would take a thousand turns of the io loop. Grow it for the body;
+    // it shrinks back when the request is done (a thousand idle connections stay small).
+    if (auto length = parser_->content_length(); length && *length > buffer_.capacity())
+      buffer_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*length, large_read_buffer)));
     stream_.expires_after(server_.options().read_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
@@ -90,6 +100,7 @@ class session : public std::enable_shared_from_this<session> {
 
   void on_body(beast::error_code ec) {
     if (ec) return on_read_error(ec);
+    if (buffer_.capacity() > small_read_buffer && buffer_.size() == 0) buffer_.shrink_to_fit();
     reading_ = false;
     in_request_ = false;
     auto req = parser_->release();
