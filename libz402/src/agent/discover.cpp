@@ -63,7 +63,7 @@ std::size_t overlap(const std::vector<std::string>& intent_terms, const json::ob
   for (auto& term : intent_terms) {
     bool found = false;
     for (auto f : {search::name, search::description, search::params, search::tags, search::unit})
-      found = found || std::binary_search(doc.terms[f].begin(), doc.terms[f].end(), term);
+      found = found || doc.has(f, term);
     hits += found;
   }
   return hits;

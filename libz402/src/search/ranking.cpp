@@ -52,30 +52,51 @@ void sort_distinct(std::vector<std::string>& v) {
 
 document make_document(const boost::json::object& fields, std::string_view selector) {
   document d;
+  std::array<std::vector<std::string>, field_count> terms;
   auto text = [&](const char* key) -> std::string_view {
     auto* s = wire::find_string(fields, key);
     return s ? std::string_view{*s} : std::string_view{};
   };
-  add_terms(d.terms[name], text("serviceName"));
+  add_terms(terms[name], text("serviceName"));
   std::string reason;
   if (auto url = wire::parse_absolute_url(text("resource"), reason)) {
     d.origin = wire::origin_of(*url);
-    add_terms(d.terms[route], url->host);
-    add_terms(d.terms[route], url->path);
+    add_terms(terms[route], url->host);
+    add_terms(terms[route], url->path);
   }
-  add_terms(d.terms[route], selector);
-  add_terms(d.terms[description], text("description"));
-  add_parameters(d.terms[params], fields);
+  add_terms(terms[route], selector);
+  add_terms(terms[description], text("description"));
+  add_parameters(terms[params], fields);
   if (auto* t = fields.if_contains("tags"); t && t->is_array())
     for (auto& tag : t->as_array())
-      if (tag.is_string()) add_terms(d.terms[tags], tag.as_string());
-  if (auto* u = wire::find_path(fields, {"extensions", "z402", "unit"}); u && u->is_string()) add_terms(d.terms[unit], u->as_string());
-  add_terms(d.terms[mime], text("mimeType"));
+      if (tag.is_string()) add_terms(terms[tags], tag.as_string());
+  if (auto* u = wire::find_path(fields, {"extensions", "z402", "unit"}); u && u->is_string()) add_terms(terms[unit], u->as_string());
+  add_terms(terms[mime], text("mimeType"));
   for (std::size_t f = 0; f < field_count; ++f) {
-    d.length[f] = static_cast<std::uint16_t>(std::min<std::size_t>(d.terms[f].size(), 65535));
-    sort_distinct(d.terms[f]);
+    d.length[f] = static_cast<std::uint16_t>(std::min<std::size_t>(terms[f].size(), 65535));
+    sort_distinct(terms[f]);
+    d.first[f] = static_cast<std::uint32_t>(d.ends.size());
+    for (auto& t : terms[f]) {
+      d.text += t;
+      d.ends.push_back(static_cast<std::uint32_t>(d.text.size()));
+    }
   }
+  d.first[field_count] = static_cast<std::uint32_t>(d.ends.size());
+  d.text.shrink_to_fit();
+  d.ends.shrink_to_fit();
   return d;
+}
+
+bool document::has(field f, std::string_view word) const {
+  std::size_t lo = 0, hi = term_count(f);
+  while (lo < hi) {
+    auto mid = (lo + hi) / 2;
+    auto t = term(f, mid);
+    if (t == word) return true;
+    if (t < word) lo = mid + 1;
+    else hi = mid;
+  }
+  return false;
 }
 
 index::index(std::vector<const document*> docs) : docs_(std::move(docs)) {
@@ -92,12 +113,13 @@ index::index(std::vector<const document*> docs) : docs_(std::move(docs)) {
     double honesty = 1.0;
     for (std::size_t f = 0; f < field_count; ++f)
       if (d.length[f] >= judged_length)
-        honesty = std::min(honesty, static_cast<double>(d.terms[f].size()) / d.length[f] / honest_distinct_share);
+        honesty = std::min(honesty, static_cast<double>(d.term_count(static_cast<field>(f))) / d.length[f] / honest_distinct_share);
     std::unordered_map<std::string_view, std::uint8_t> masks;
     for (std::size_t f = 0; f < field_count; ++f) {
       double norm = 1.0 - length_norm[f] + length_norm[f] * d.length[f] / average[f];
       field_weight_[i][f] = static_cast<float>(weight[f] * honesty * honesty / norm);
-      for (auto& t : d.terms[f]) masks[t] |= static_cast<std::uint8_t>(1u << f);
+      for (std::size_t k = 0; k < d.term_count(static_cast<field>(f)); ++k)
+        masks[d.term(static_cast<field>(f), k)] |= static_cast<std::uint8_t>(1u << f);
     }
     for (auto& [term, mask] : masks) postings_[std::string{term}].push_back({i, mask});
   }
