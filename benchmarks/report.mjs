@@ -51,7 +51,7 @@ const md = [
   `# z402 Bazaar benchmarks`,
   ``,
   `Commit ${facts.commit}, nproc ${facts.nproc}, ${facts.seconds} s per measurement, ${new Date().toISOString()}. Server, wrk, nginx and z402-load share this machine's cores.`,
-  `Made by \`benchmarks/run\`.`,
+  `Made by \`benchmarks/run\`. Why the missed targets are missed, with profiles: [profile.md](profile.md).`,
   ``,
   `## Targets`,
   ``,
