@@ -26,7 +26,7 @@ int main() {
   auto checked = rules::validate_declaration(body, {terms, "uregtest1exact", false, 128});
   if (checked.error) return std::cerr << checked.error->message() << "\n", 1;
   std::promise<catalog::write_outcome> declared;
-  engine.declare("exact", {checked.items, {}},
+  engine.declare("exact", catalog::make_declare_command(checked.items, {}),
                  catalog::write_completion{[&](catalog::write_outcome o) { declared.set_value(o); },
                                            catalog::write_outcome::unavailable("stopped")});
   if (declared.get_future().get().state != catalog::write_outcome::status::ok) return std::cerr << "declare failed\n", 1;

@@ -70,7 +70,7 @@ struct fixture : test_coordinator_fixture<> {
     auto checked = rules::validate_declaration(test::declaration_of(items), {terms, test::pay_to, false, 128});
     CAF_REQUIRE(!checked.error);
     std::optional<catalog::write_outcome> outcome;
-    engine->declare(provider, {std::move(checked.items), std::move(digest)},
+    engine->declare(provider, catalog::make_declare_command(std::move(checked.items), std::move(digest)),
                     catalog::write_completion{[&](catalog::write_outcome o) { outcome = std::move(o); },
                                               catalog::write_outcome::unavailable("dropped")});
     return settle_outcome(outcome);

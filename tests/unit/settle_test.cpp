@@ -49,7 +49,7 @@ struct fixture : test_coordinator_fixture<> {
     auto checked = rules::validate_declaration(test::declaration_of(items), {terms, pay_to, false, 128});
     CAF_REQUIRE(!checked.error);
     bool done = false;
-    engine->declare(provider, {std::move(checked.items)},
+    engine->declare(provider, catalog::make_declare_command(std::move(checked.items), {}),
                     catalog::write_completion{[&](catalog::write_outcome o) { done = o.state == catalog::write_outcome::status::ok; },
                                               catalog::write_outcome::unavailable("dropped")});
     sched.run();

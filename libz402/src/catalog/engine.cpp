@@ -41,6 +41,17 @@ engine::~engine() { stop(); }
 
 void engine::set_payees(payee_map payees) { caf::anon_send(settle_, atom::providers::value, std::move(payees)); }
 
+declare_command make_declare_command(std::vector<rules::declared_item> items, std::string digest) {
+  declare_command cmd;
+  cmd.digest = std::move(digest);
+  cmd.items.reserve(items.size());
+  for (auto& item : items) {
+    cmd.items.push_back({item.identity, make_content(item.fields, item.identity.selector)});
+    item.fields = {};  // free each tree as soon as its content exists
+  }
+  return cmd;
+}
+
 void engine::declare(const std::string& name, declare_command cmd, write_completion done) {
   caf::anon_send(directory_->get(name), atom::declare::value, std::move(cmd), std::move(done));
 }

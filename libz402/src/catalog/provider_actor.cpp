@@ -1,13 +1,10 @@
 #include "z402/catalog/provider_actor.hpp"
 
-#include <boost/json/serialize.hpp>
-
-#include <optional>
-
 #include "z402/wire/iso_time.hpp"
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <set>
 
 namespace z402::catalog {
@@ -102,8 +99,8 @@ item_map upsert(const provider_state& st, const declare_command& cmd, std::int64
     if (existing) {
       r = (*existing)->record();
       // Compared as served text: the content keeps no JSON tree.
-      if (boost::json::serialize(declared.fields) != r.content->json) {
-        r.content = make_content(declared.fields, declared.identity.selector);
+      if (declared.content->json != r.content->json) {
+        r.content = declared.content;
         r.last_updated_ms = now;
       } else if (!r.declared) {
         r.last_updated_ms = now;
@@ -111,7 +108,7 @@ item_map upsert(const provider_state& st, const declare_command& cmd, std::int64
     } else {
       r.provider = st.provider;
       r.identity = declared.identity;
-      r.content = make_content(declared.fields, declared.identity.selector);
+      r.content = declared.content;
       r.seq = st.ctx.next_seq->fetch_add(1);
       r.last_updated_ms = now;
       r.paid_day = today;

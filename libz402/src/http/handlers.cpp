@@ -166,7 +166,7 @@ void check_and_declare(app_state& app, const std::string& body, const auth::prov
       *doc, rules::declaration_context{app.terms, provider.pay_to, app.allow_http_resources, limits.max_items_per_provider});
   if (checked.error)
     return answer(invalid_request(checked.error->message(), checked.error->item, checked.error->field, checked.error->reason));
-  app.engine.declare(provider.name, catalog::declare_command{std::move(checked.items), std::move(digest)},
+  app.engine.declare(provider.name, catalog::make_declare_command(std::move(checked.items), std::move(digest)),
                      catalog::write_completion{[answer](catalog::write_outcome o) { answer(declared_response(o)); },
                                                catalog::write_outcome::unavailable("the catalog is shutting down")});
 }

@@ -19,7 +19,7 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 using tcp = net::ip::tcp;
 
-constexpr std::size_t small_read_buffer = 8u << 10;    // a header and a settle body in one read
+constexpr std::size_t small_read_buffer = 4u << 10;    // a header and a settle body in one read
 constexpr std::size_t large_read_buffer = 256u << 10;  // large bodies in few reads
 
 class session : public std::enable_shared_from_this<session> {

@@ -81,4 +81,8 @@ class engine {
   std::shared_ptr<provider_directory> directory_;
 };
 
+/// The command for checked items (rules::validate_declaration): each item's tree becomes its
+/// content here, on the caller's thread, and is freed. `digest` identifies the body, or is empty.
+declare_command make_declare_command(std::vector<rules::declared_item> items, std::string digest);
+
 }  // namespace z402::catalog

@@ -55,8 +55,16 @@ enum class ec : std::uint8_t { none = 0, catalog_full, provider_full };
 caf::error make_error(ec code, std::string message);
 
 /// The validated items of one declaration (the rules already ran on the io thread).
+/// A declared item ready for the catalog: its content (text, filter facts, search terms) is
+/// built where the item was checked, so the JSON tree is freed there and the PROVIDER actor
+/// only compares texts.
+struct declared_content {
+  rules::item_identity identity;
+  content_ptr content;
+};
+
 struct declare_command {
-  std::vector<rules::declared_item> items;
+  std::vector<declared_content> items;
   std::string digest;  // of the declaration's body: a heartbeat repeating it is recognised
 };
 
