@@ -32,7 +32,7 @@ constexpr std::chrono::milliseconds key_poll_interval{250};  // a changed key co
 // peak RSS with a full catalog under load by a tenth (benchmarks/results/latest.md).
 void bound_allocator_caches() {
 #ifdef Z402_WITH_TCMALLOC
-  MallocExtension::instance()->SetNumericProperty("tcmalloc.max_total_thread_cache_bytes", 4u << 20);
+  MallocExtension::instance()->SetNumericProperty("tcmalloc.max_total_thread_cache_bytes", 1u << 20);
   MallocExtension::instance()->SetNumericProperty("tcmalloc.aggressive_memory_decommit", 1);
 #endif
 }
