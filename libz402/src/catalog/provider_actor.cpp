@@ -83,6 +83,25 @@ void commit(provider_actor* self, item_map next, bool may_refuse, OnOk on_ok, On
           [=](caf::error& err) mutable { on_error(err); });
 }
 
+// Counts on existing items always land, so they need no copy of the item map to fall back
+// to: the new versions replace the old ones at once and only they cross to the REGISTRY. (A
+// copy of 128 keyed entries per batch of settles was most of the actor's time over HTTP.)
+template <class OnOk, class OnError>
+void commit_in_place(provider_actor* self, std::vector<std::pair<std::string, item_ptr>> versions, OnOk on_ok,
+                     OnError on_error) {
+  auto& st = self->state;
+  item_change change;
+  for (auto& [key, it] : versions) {
+    st.items[key] = it;
+    change.upserts.push_back(std::move(it));
+  }
+  // Counts move no retention deadline earlier; the only new wake-up they can need is midnight.
+  auto midnight = (wire::utc_day(st.ctx.clock->now_ms()) + 1) * wire::ms_per_day;
+  if (st.armed_for < 0 || st.armed_for > midnight) arm_timer(self);
+  self->request(st.registry, caf::infinite, atom::commit::value, st.provider, std::move(change), false)
+      .await([=](bool) mutable { on_ok(); }, [=](caf::error& err) mutable { on_error(err); });
+}
+
 item_map upsert(const provider_state& st, const declare_command& cmd, std::int64_t now) {
   auto today = wire::utc_day(now);
   item_map next;
@@ -288,7 +307,9 @@ caf::behavior provider(provider_actor* self, engine_context ctx, caf::actor regi
         if (counted->touched.empty()) {
           deliver();
         } else if (counted->created.empty()) {
-          commit(self, apply(self->state.items, *counted, today, true), false, deliver, unavailable);
+          std::vector<std::pair<std::string, item_ptr>> versions;
+          for (auto& [key, r] : counted->touched) versions.emplace_back(key, make_item(r, today));
+          commit_in_place(self, std::move(versions), deliver, unavailable);
         } else {
           commit(self, apply(self->state.items, *counted, today, true), true, deliver,
                  [=](const caf::error& err) mutable {
