@@ -14,9 +14,8 @@ namespace json = boost::json;
 
 constexpr std::size_t max_json_depth = 64;
 
-std::string page_url(std::string base, std::size_t limit, std::size_t offset) {
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  return base + "/discovery/resources?limit=" + std::to_string(limit) + "&offset=" + std::to_string(offset);
+std::string page_url(std::string_view base, std::size_t limit, std::size_t offset) {
+  return http::endpoint_url(base, "/discovery/resources?limit=" + std::to_string(limit) + "&offset=" + std::to_string(offset));
 }
 
 /// The absolute URL a Location names, or nullopt (with `why`) when it leaves `origin`.

@@ -121,6 +121,11 @@ net::awaitable<fetch_result> run(net::ssl::context& tls, bool verify, target t, 
 
 }  // namespace
 
+std::string endpoint_url(std::string_view base, std::string_view path) {
+  while (!base.empty() && base.back() == '/') base.remove_suffix(1);
+  return std::string{base}.append(path);
+}
+
 client::client(bool verify_tls) : tls_(net::ssl::context::tls_client), verify_tls_(verify_tls) {
   if (verify_tls_) {
     tls_.set_default_verify_paths();

@@ -97,11 +97,9 @@ caf::behavior reporter_actor(caf::stateful_actor<reporter_state>* self, catalog_
 
 std::string post_to_catalog(const catalog_link_options& link, std::string_view path, std::string body, bool& ok) {
   ok = false;
-  auto base = link.discovery_url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
   http::client_request req;
   req.method = http::bhttp::verb::post;
-  req.url = base + std::string{path};
+  req.url = http::endpoint_url(link.discovery_url, path);
   req.headers = {{"Authorization", "Bearer " + link.key}, {"Content-Type", "application/json"}};
   req.body = std::move(body);
   // One client per call: a beat every 30 s does not need connection reuse, and a fresh

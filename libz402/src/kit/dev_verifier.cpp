@@ -13,19 +13,9 @@ namespace json = boost::json;
 
 constexpr std::size_t max_payload_depth = 48;
 
-std::string hex(std::string_view bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  }
-  return out;
-}
-
 std::string signature(std::string_view secret, std::string_view url, std::string_view nonce, const json::value& accepted) {
   auto message = "z402-dev-payment\n" + std::string{url} + "\n" + std::string{nonce} + "\n" + json::serialize(accepted);
-  return hex(auth::hmac_sha256(secret, message));
+  return auth::hex(auth::hmac_sha256(secret, message));
 }
 
 bool valid_nonce(std::string_view nonce) {

@@ -5,6 +5,9 @@
 
 namespace z402::auth {
 
+/// `bytes` as lower-case hex digits, two a byte.
+std::string hex(std::string_view bytes);
+
 /// SHA-256 of `data` as 64 lower-case hex digits.
 std::string sha256_hex(std::string_view data);
 

@@ -23,6 +23,10 @@ struct client_request {
   std::string body;
 };
 
+/// A catalog's base URL joined with one of its endpoints ("/discovery/resources"): the base's
+/// path is kept as a prefix (bazaar-wire.md §1), its trailing slashes dropped.
+std::string endpoint_url(std::string_view base, std::string_view path);
+
 enum class fetch_failure { deadline, budget, address, connect, tls, protocol };
 
 struct fetch_error {
