@@ -52,26 +52,33 @@ export function termsFile(dataDir) {
   return { file, terms: JSON.parse(r.stdout) };
 }
 
-/** Starts `serve` and resolves once it listens: {url, port, child, log(), exited}. */
-export function startServer(dataDir, extra = []) {
-  const child = spawn(binary, ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, ...extra], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+/**
+ * Spawns `file args` and resolves once a whole stderr line matches `listening` (under load a
+ * line can arrive split across two chunks): {match, child, exited, log()}.
+ */
+function spawnListening(file, args, listening, what) {
+  const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 10000);
+    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${stderr}`)), 10000);
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
-      // Only a whole line: under load the port can arrive split across two chunks.
-      const m = stderr.match(/listening on (http:\/\/127\.0\.0\.1:(\d+)) with /);
-      if (m && timer) {
+      const match = stderr.match(listening);
+      if (match && timer) {
         clearTimeout(timer);
-        resolve({ url: m[1], port: Number(m[2]), child, exited, log: () => stderr });
+        resolve({ match, child, exited, log: () => stderr });
       }
     });
-    child.on("exit", () => reject(new Error(`server exited early: ${stderr}`)));
+    child.on("exit", () => reject(new Error(`${what} exited early: ${stderr}`)));
   });
+}
+
+/** Starts `serve` and resolves once it listens: {url, port, child, log(), exited}. */
+export async function startServer(dataDir, extra = []) {
+  const { match, ...started } = await spawnListening(binary, ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, ...extra],
+    /listening on (http:\/\/127\.0\.0\.1:(\d+)) with /, "server");
+  return { url: match[1], port: Number(match[2]), ...started };
 }
 
 export async function stopServer(server, signal = "SIGTERM") {
@@ -121,23 +128,10 @@ export function freePort() {
 export const demoBinary = process.env.Z402_DEMO;
 
 /** Starts z402-demo-service; resolves once it listens: {url, child, log(), exited}. */
-export function startDemo(args) {
+export async function startDemo(args) {
   if (!demoBinary) throw new Error("Z402_DEMO must name the built z402-demo-service (ctest sets it)");
-  const child = spawn(demoBinary, args, { stdio: ["ignore", "pipe", "pipe"] });
-  let stderr = "";
-  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`demo did not start: ${stderr}`)), 10000);
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-      const m = stderr.match(/listening on (http:\/\/127\.0\.0\.1:\d+) as /);
-      if (m && timer) {
-        clearTimeout(timer);
-        resolve({ url: m[1], child, exited, log: () => stderr });
-      }
-    });
-    child.on("exit", () => reject(new Error(`demo exited early: ${stderr}`)));
-  });
+  const { match, ...started } = await spawnListening(demoBinary, args, /listening on (http:\/\/127\.0\.0\.1:\d+) as /, "demo");
+  return { url: match[1], ...started };
 }
 
 /** Runs `z402-demo-service pay ...`: {status, stdout, stderr}. */
