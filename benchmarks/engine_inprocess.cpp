@@ -1,5 +1,5 @@
 // The engine alone, in-process (no HTTP): settle events sent from one thread, as a rail
-// node's settle path would, then heartbeat declarations (one provider re-declaring its 128
+// node's settle path would, then whole declarations (one provider re-declaring its 128
 // items, one at a time, each waited for), while another thread reads the list (limit=100)
 // from the snapshot like the HTTP handler does. Prints the rates as JSON on one line.
 //   z402-bench-engine [EVENTS] [--no-reads]
@@ -65,8 +65,8 @@ int main(int argc, char** argv) {
   all_done.get_future().get();
   auto seconds = std::chrono::duration<double>(clock_type::now() - start).count();
 
-  // Heartbeats: the same 128 items again and again, each declaration acknowledged (visible to
-  // readers) before the next is sent, as one provider's beats arrive.
+  // Whole declarations of the same 128 checked items, no digest (so none is taken for a
+  // repeat): content built by the sender, each acknowledged (visible to readers) before the next.
   const int declarations = std::max(1, events / 200);
   auto declare_start = clock_type::now();
   for (int d = 0; d < declarations; ++d) {

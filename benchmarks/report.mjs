@@ -77,7 +77,7 @@ const md = [
   `| figure | value |`,
   `|---|---|`,
   `| settle events/s (one sender, a reader thread on the snapshot) | ${Math.round(engine.settles_per_second)} |`,
-  `| declarations/s (128 items each, each acknowledged before the next) | ${Math.round(engine.declarations_per_second)} (${Math.round(engine.declared_items_per_second)} items/s) |`,
+  `| declarations/s (128 checked items each, their content built by the sender, each acknowledged before the next) | ${Math.round(engine.declarations_per_second)} (${Math.round(engine.declared_items_per_second)} items/s) |`,
   `| reads/s of limit=100 by the reader thread meanwhile | ${Math.round(engine.reads_per_second_limit100)} |`,
   ``,
   `## 4. Memory`,

@@ -215,10 +215,6 @@ void handle_settlement(app_state& app, const request& req, std::function<void(re
                   catalog::settle_completion{done, catalog::settle_outcome::rejected("the catalog is shutting down")});
 }
 
-}  // namespace z402::http
-
-namespace z402::http {
-
 std::size_t bazaar_handler::max_body_limit() const {
   return std::max({app_.read_body_limit, app_.declaration_body_limit, app_.settlement_body_limit});
 }
