@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
     engine.settle(std::move(body), catalog::settle_completion{[&](catalog::settle_outcome) {
                                                      if (++answered == events) all_done.set_value();
                                                    },
-                                                   catalog::settle_outcome::rejected("stopped")});
+                                                   catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "stopped")});
   }
   all_done.get_future().get();
   auto seconds = std::chrono::duration<double>(clock_type::now() - start).count();

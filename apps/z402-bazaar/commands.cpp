@@ -11,66 +11,64 @@
 #include <iostream>
 
 namespace z402::app {
+namespace {
 
-int provider_command(const config::bazaar_config& cfg, const std::vector<std::string>& args) {
-  auto fail = [](const std::string& why, int code) {
-    std::cerr << "z402-bazaar provider: " << why << std::endl;
-    return code;
-  };
-  if (args.empty()) return fail("expected add, list, rotate or remove", 2);
+/// Runs `f`; a failure (an unreadable keyring, an unknown provider) is one line and exit 1.
+template <class F>
+int guarded(const char* command, F&& f) {
   try {
-    auto& sub = args[0];
-    if (sub == "list" && args.size() == 1) {
-      auto k = auth::load_keyring(auth::keyring_path(cfg.data_dir));
-      for (auto& p : k.providers)
-        std::cout << p.name << "\t" << p.pay_to << "\t" << wire::format_iso_ms(p.created_ms) << "\n";
-      return 0;
-    }
-    if (sub == "add") {
-      std::string name, pay_to;
-      for (std::size_t i = 1; i < args.size(); ++i) {
-        if (args[i] == "--pay-to" && i + 1 < args.size()) pay_to = args[++i];
-        else if (name.empty()) name = args[i];
-        else return fail("unexpected argument " + args[i], 2);
-      }
-      if (name.empty() || pay_to.empty()) return fail("usage: provider add NAME --pay-to ADDR", 2);
-      auto key = auth::add_provider(cfg.data_dir, name, pay_to, catalog::system_wall_clock{}.now_ms());
-      std::cerr << "provider " << name << " added; its key is shown once, below" << std::endl;
-      std::cout << key << std::endl;
-      return 0;
-    }
-    if (sub == "rotate" && args.size() == 2) {
-      auto key = auth::rotate_provider_key(cfg.data_dir, args[1]);
-      std::cerr << "provider " << args[1] << " has a new key; the old one no longer works" << std::endl;
-      std::cout << key << std::endl;
-      return 0;
-    }
-    if (sub == "remove" && args.size() == 2) {
-      auth::remove_provider(cfg.data_dir, args[1]);
-      std::cerr << "provider " << args[1] << " removed; its items leave the catalog" << std::endl;
-      return 0;
-    }
-    return fail("usage: provider add NAME --pay-to ADDR | list | rotate NAME | remove NAME", 2);
+    return f();
   } catch (const std::exception& e) {
-    return fail(e.what(), 1);
+    std::cerr << "z402-bazaar " << command << ": " << e.what() << std::endl;
+    return 1;
   }
 }
 
-int settle_key_command(const config::bazaar_config& cfg, const std::vector<std::string>& args) {
-  if (args.size() != 1 || args[0] != "create") {
-    std::cerr << "z402-bazaar settle-key: usage: settle-key create [--data-dir DIR]" << std::endl;
-    return 2;
-  }
-  try {
+}  // namespace
+
+int provider_list(const config::bazaar_config& cfg) {
+  return guarded("provider list", [&] {
+    auto k = auth::load_keyring(auth::keyring_path(cfg.data_dir));
+    for (auto& p : k.providers)
+      std::cout << p.name << "\t" << p.pay_to << "\t" << wire::format_iso_ms(p.created_ms) << "\n";
+    return 0;
+  });
+}
+
+int provider_add(const config::bazaar_config& cfg, const std::string& name, const std::string& pay_to) {
+  return guarded("provider add", [&] {
+    auto key = auth::add_provider(cfg.data_dir, name, pay_to, catalog::system_wall_clock{}.now_ms());
+    std::cerr << "provider " << name << " added; its key is shown once, below" << std::endl;
+    std::cout << key << std::endl;
+    return 0;
+  });
+}
+
+int provider_rotate(const config::bazaar_config& cfg, const std::string& name) {
+  return guarded("provider rotate", [&] {
+    auto key = auth::rotate_provider_key(cfg.data_dir, name);
+    std::cerr << "provider " << name << " has a new key; the old one no longer works" << std::endl;
+    std::cout << key << std::endl;
+    return 0;
+  });
+}
+
+int provider_remove(const config::bazaar_config& cfg, const std::string& name) {
+  return guarded("provider remove", [&] {
+    auth::remove_provider(cfg.data_dir, name);
+    std::cerr << "provider " << name << " removed; its items leave the catalog" << std::endl;
+    return 0;
+  });
+}
+
+int settle_key_create(const config::bazaar_config& cfg) {
+  return guarded("settle-key create", [&] {
     auto key = auth::create_settle_key(cfg.data_dir, catalog::system_wall_clock{}.now_ms());
     std::cerr << "settle key created; give it to the rail node that reports settlements; it is shown once, below"
               << std::endl;
     std::cout << key << std::endl;
     return 0;
-  } catch (const std::exception& e) {
-    std::cerr << "z402-bazaar settle-key: " << e.what() << std::endl;
-    return 1;
-  }
+  });
 }
 
 int terms_command(const config::bazaar_config& cfg) {

@@ -1,55 +1,165 @@
 // z402-bazaar: the discovery catalog server and its operator commands.
+#include "../common/cli.hpp"
 #include "commands.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <map>
 
 namespace {
 
-constexpr const char* usage =
-    "usage:\n"
-    "  z402-bazaar serve [--listen HOST:PORT] [--data-dir DIR] [--config FILE]\n"
-    "  z402-bazaar provider add NAME --pay-to ADDR [--data-dir DIR]\n"
-    "  z402-bazaar provider list|rotate NAME|remove NAME [--data-dir DIR]\n"
-    "  z402-bazaar settle-key create [--data-dir DIR]\n"
-    "  z402-bazaar terms [--data-dir DIR] [--config FILE]\n";
+using namespace z402;
+namespace po = boost::program_options;
 
-int usage_error(const std::string& why) {
-  std::cerr << "z402-bazaar: " << why << "\n" << usage;
-  return 2;
+constexpr const char* program = "z402-bazaar";
+
+constexpr const char* commands_text =
+    "usage: z402-bazaar COMMAND [OPTIONS]\n"
+    "\n"
+    "The discovery catalog of an x402 facilitator.\n"
+    "\n"
+    "commands:\n"
+    "  serve                            run the catalog server\n"
+    "  provider add|list|rotate|remove  manage provider keys\n"
+    "  settle-key create                create a rail node's key for POST /discovery/settled\n"
+    "  terms                            print the rail's terms every accepts entry must carry\n"
+    "\n"
+    "Each command answers --help; --version prints the version.\n";
+
+constexpr const char* provider_text =
+    "usage: z402-bazaar provider add|list|rotate|remove [OPTIONS]\n"
+    "\n"
+    "  provider add NAME --pay-to ADDR  a new provider; prints its key once, on stdout\n"
+    "  provider list                    name, payTo and creation time of every provider\n"
+    "  provider rotate NAME             a new key for NAME; the old one stops working\n"
+    "  provider remove NAME             removes NAME and its key; its items leave the catalog\n"
+    "\n"
+    "Each answers --help.\n";
+
+/// --data-dir for every command, --config where the configuration matters.
+void data_options(cli::command& cmd, config::bazaar_config& cfg, std::string& config_file, bool with_config) {
+  cmd.options.add_options()("data-dir", po::value<std::string>()->value_name("DIR")->notifier([&](const std::string& d) {
+    cfg.data_dir = d;
+  }),
+                            "the data directory (default ./z402-data)");
+  if (with_config)
+    cmd.options.add_options()("config", po::value(&config_file)->value_name("FILE"),
+                              "a JSON configuration file (default DIR/config.json when it exists)");
+}
+
+/// <data-dir>/config.json applies when present, so the server and `terms` always agree.
+std::optional<int> load_config(const cli::command& cmd, config::bazaar_config& cfg, std::string config_file) {
+  auto implicit = cfg.data_dir / "config.json";
+  if (config_file.empty() && std::filesystem::exists(implicit)) config_file = implicit;
+  if (config_file.empty()) return std::nullopt;
+  if (auto err = config::apply_config_file(cfg, config_file)) return cli::usage_error(cmd, *err);
+  return std::nullopt;
+}
+
+int serve_command(const std::vector<std::string>& args) {
+  config::bazaar_config cfg;
+  std::string config_file, listen, format = "text", cert, key;
+  cli::command cmd{"z402-bazaar serve", "[OPTIONS]",
+                   "Runs the catalog server: HTTP (or HTTPS with a certificate) on the listen address, the\n"
+                   "catalog in DIR/catalog.json, provider keys in DIR/providers.json. SIGINT or SIGTERM drain\n"
+                   "the connections, save the catalog and exit 0; SIGHUP re-reads the TLS certificate."};
+  data_options(cmd, cfg, config_file, true);
+  cmd.options.add_options()                                                                              //
+      ("listen", po::value(&listen)->value_name("HOST:PORT"), "where to listen (default 127.0.0.1:3000)")  //
+      ("tls-cert", po::value(&cert)->value_name("FILE"), "PEM certificate chain: serve HTTPS (with --tls-key)")  //
+      ("tls-key", po::value(&key)->value_name("FILE"), "PEM private key, not readable by others")            //
+      ("log-format", po::value(&format)->value_name("text|json")->default_value("text"),
+       "log lines as text or as JSON objects, on stderr");
+  po::variables_map vm;
+  if (auto stop = cli::parse(cmd, args, vm)) return *stop;
+  if (format != "text" && format != "json") return cli::usage_error(cmd, "--log-format must be text or json");
+  if (cert.empty() != key.empty()) return cli::usage_error(cmd, "--tls-cert and --tls-key go together");
+  if (auto stop = load_config(cmd, cfg, config_file)) return *stop;
+  if (!listen.empty())
+    if (auto err = config::set_listen(cfg, listen)) return cli::usage_error(cmd, "--listen: " + *err);
+  if (!cert.empty()) {
+    cfg.tls_certificate = cert;
+    cfg.tls_key = key;
+  }
+  return app::serve(cfg, format == "json" ? telemetry::log_format::json : telemetry::log_format::text);
+}
+
+int terms(const std::vector<std::string>& args) {
+  config::bazaar_config cfg;
+  std::string config_file;
+  cli::command cmd{"z402-bazaar terms", "[OPTIONS]",
+                   "Prints, as JSON, the rail's terms (scheme, network, asset, extra, termsVersion) that every\n"
+                   "accepts entry of a declaration must carry: give it to providers (the demo's --terms)."};
+  data_options(cmd, cfg, config_file, true);
+  po::variables_map vm;
+  if (auto stop = cli::parse(cmd, args, vm)) return *stop;
+  if (auto stop = load_config(cmd, cfg, config_file)) return *stop;
+  return app::terms_command(cfg);
+}
+
+int settle_key(const std::vector<std::string>& args) {
+  config::bazaar_config cfg;
+  std::string config_file, action;
+  cli::command cmd{"z402-bazaar settle-key", "create [OPTIONS]",
+                   "Creates a settle key: the rail node presents it on POST /discovery/settled. It is printed\n"
+                   "once, on stdout, and stored only as its SHA-256."};
+  data_options(cmd, cfg, config_file, false);
+  cmd.operands.add_options()("action", po::value(&action)->required(), "create");
+  cmd.positional.add("action", 1);
+  po::variables_map vm;
+  if (auto stop = cli::parse(cmd, args, vm)) return *stop;
+  if (action != "create") return cli::usage_error(cmd, "unknown action '" + action + "'; expected create");
+  return app::settle_key_create(cfg);
+}
+
+int provider(const std::vector<std::string>& args) {
+  if (args.empty()) return std::cerr << "z402-bazaar provider: expected add, list, rotate or remove (see z402-bazaar provider --help)\n", 2;
+  if (args[0] == "--help" || args[0] == "-h") return std::cout << provider_text, 0;
+  if (args[0] == "--version") return cli::print_version(program);
+  std::vector<std::string> rest{args.begin() + 1, args.end()};
+  config::bazaar_config cfg;
+  std::string config_file, name, pay_to;
+  auto& action = args[0];
+  cli::command cmd{"z402-bazaar provider " + action, "", ""};
+  data_options(cmd, cfg, config_file, false);
+  if (action == "list") {
+    cmd.synopsis = "[OPTIONS]";
+    cmd.summary = "Lists every provider: name, payTo and when it was added (keys are never shown again).";
+  } else if (action == "add" || action == "rotate" || action == "remove") {
+    cmd.synopsis = action == "add" ? "NAME --pay-to ADDR [OPTIONS]" : "NAME [OPTIONS]";
+    cmd.summary = action == "add"      ? "Adds a provider and prints its new key once, on stdout (stored only as its SHA-256)."
+                  : action == "rotate" ? "Gives NAME a new key, printed once on stdout; the old key stops working within 1 s."
+                                       : "Removes NAME and its key; its items leave the catalog.";
+    cmd.operands.add_options()("name", po::value(&name)->required()->value_name("NAME"), "the provider's name");
+    cmd.positional.add("name", 1);
+    if (action == "add")
+      cmd.options.add_options()("pay-to", po::value(&pay_to)->required()->value_name("ADDR"),
+                                "the address its payments go to (its payTo)");
+  } else {
+    return std::cerr << "z402-bazaar provider: unknown action '" << action
+                     << "'; expected add, list, rotate or remove (see z402-bazaar provider --help)\n",
+           2;
+  }
+  po::variables_map vm;
+  if (auto stop = cli::parse(cmd, rest, vm)) return *stop;
+  if (action == "list") return app::provider_list(cfg);
+  if (action == "add") return app::provider_add(cfg, name, pay_to);
+  if (action == "rotate") return app::provider_rotate(cfg, name);
+  return app::provider_remove(cfg, name);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args{argv + 1, argv + argc};
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") return args.empty() ? usage_error("no command") : (std::cout << usage, 0);
-  z402::config::bazaar_config cfg;
-  std::string listen, config_file;
-  std::vector<std::string> rest;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    auto& a = args[i];
-    if (a == "--listen" || a == "--data-dir" || a == "--config") {
-      if (i + 1 >= args.size()) return usage_error(a + " needs a value");
-      auto& v = args[++i];
-      if (a == "--listen") listen = v;
-      else if (a == "--data-dir") cfg.data_dir = v;
-      else config_file = v;
-    } else {
-      rest.push_back(a);
-    }
-  }
-  // <data-dir>/config.json applies when present, so the server and `terms` always agree.
-  auto implicit = cfg.data_dir / "config.json";
-  if (config_file.empty() && std::filesystem::exists(implicit)) config_file = implicit;
-  if (!config_file.empty())
-    if (auto err = z402::config::apply_config_file(cfg, config_file)) return usage_error(*err);
-  if (!listen.empty())
-    if (auto err = z402::config::set_listen(cfg, listen)) return usage_error(*err);
-  auto& cmd = args[0];
-  if (cmd == "serve") return rest.empty() ? z402::app::serve(cfg) : usage_error("unexpected argument " + rest[0]);
-  if (cmd == "provider") return z402::app::provider_command(cfg, rest);
-  if (cmd == "settle-key") return z402::app::settle_key_command(cfg, rest);
-  if (cmd == "terms") return rest.empty() ? z402::app::terms_command(cfg) : usage_error("unexpected argument " + rest[0]);
-  return usage_error("unknown command " + cmd);
+  if (args.empty()) return std::cerr << "z402-bazaar: no command (see z402-bazaar --help)\n", 2;
+  if (args[0] == "--help" || args[0] == "-h") return std::cout << commands_text, 0;
+  if (args[0] == "--version") return cli::print_version(program);
+  static const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands{
+      {"serve", serve_command}, {"provider", provider}, {"settle-key", settle_key}, {"terms", terms}};
+  auto it = commands.find(args[0]);
+  if (it == commands.end())
+    return std::cerr << "z402-bazaar: unknown command '" << args[0] << "' (see z402-bazaar --help)\n", 2;
+  return it->second({args.begin() + 1, args.end()});
 }

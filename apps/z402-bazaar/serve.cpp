@@ -1,5 +1,5 @@
-// `z402-bazaar serve`: the engine on CAF threads, HTTP on Asio threads, and a clean stop on
-// SIGINT/SIGTERM (drain, flush the catalog file, exit 0).
+// `z402-bazaar serve`: the engine on CAF threads, HTTP(S) on Asio threads, and a clean stop on
+// SIGINT/SIGTERM (drain, flush the catalog file, exit 0). SIGHUP re-reads the TLS certificate.
 #include "commands.hpp"
 
 #include "z402/auth/crypto.hpp"
@@ -8,12 +8,12 @@
 #include "z402/http/handlers.hpp"
 #include "z402/http/server.hpp"
 
+#include <boost/asio/ip/address.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <caf/all.hpp>
 
-#include <iostream>
 #include <thread>
 
 #ifdef Z402_WITH_TCMALLOC
@@ -25,7 +25,9 @@ namespace {
 
 namespace net = boost::asio;
 
-constexpr std::chrono::milliseconds key_poll_interval{250};  // a changed key counts within 1 s
+// A changed provider key or TLS certificate counts within 1 s; the buffered access log is
+// pushed out on the same beat.
+constexpr std::chrono::milliseconds file_poll_interval{250};
 
 // tcmalloc keeps freed memory in per-thread caches (up to 32 MB in all) and its page heap.
 // Smaller caches and returning freed pages at once cost no measurable throughput here and cut
@@ -38,12 +40,11 @@ void bound_allocator_caches() {
 }
 
 std::vector<catalog::item_record> load_catalog_records(const std::filesystem::path& file, const auth::keyring& keys,
-                                                       std::int64_t now) {
+                                                       std::int64_t now, const telemetry::logger& log) {
   auto loaded = catalog::load_catalog(file, now);
   if (loaded.state == catalog::catalog_load::status::corrupt)
-    std::cerr << "z402-bazaar: the catalog file " << file.string() << " is corrupt (" << loaded.problem
-              << "); moved aside to " << loaded.moved_aside.string()
-              << "; starting with an empty catalog that the next heartbeats rebuild" << std::endl;
+    log.error("the catalog file " + file.string() + " is corrupt (" + loaded.problem + "); moved aside to " +
+              loaded.moved_aside.string() + "; starting with an empty catalog that the next heartbeats rebuild");
   // Items of providers removed while the server was down do not come back.
   std::erase_if(loaded.records, [&](auto& r) { return keys.find(r.provider) == nullptr; });
   return std::move(loaded.records);
@@ -55,36 +56,65 @@ catalog::payee_map payees_of(const auth::keyring& keys) {
   return payees;
 }
 
-void poll_keys(net::steady_timer& timer, auth::key_store& keys, catalog::engine& engine, http::access_log& log) {
-  timer.expires_after(key_poll_interval);
+/// What the server re-reads while it runs.
+struct watched_files {
+  auth::key_store& keys;
+  catalog::engine& engine;
+  http::tls_certificates* tls;
+  const telemetry::logger& log;
+};
+
+void poll_files(net::steady_timer& timer, watched_files& w) {
+  timer.expires_after(file_poll_interval);
   timer.async_wait([&](boost::system::error_code ec) {
     if (ec) return;
-    auto change = keys.reload();
-    if (change.changed) engine.set_payees(payees_of(*keys.current()));
-    for (auto& removed : change.removed) engine.forget_provider(removed);
-    log.flush();
-    poll_keys(timer, keys, engine, log);
+    auto change = w.keys.reload();
+    if (change.changed) w.engine.set_payees(payees_of(*w.keys.current()));
+    for (auto& removed : change.removed) w.engine.forget_provider(removed);
+    if (w.tls) w.tls->reload(false);
+    w.log.flush();
+    poll_files(timer, w);
   });
+}
+
+bool is_loopback(const std::string& host) {
+  boost::system::error_code ec;
+  auto address = net::ip::make_address(host, ec);
+  return !ec && address.is_loopback();
 }
 
 }  // namespace
 
-int serve(const config::bazaar_config& cfg) {
+int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
+  telemetry::logger log{std::make_shared<telemetry::stream_sink>(stderr, format, "z402-bazaar"), "server"};
   bound_allocator_caches();
   std::error_code fs_ec;
   std::filesystem::create_directories(cfg.data_dir, fs_ec);
   if (fs_ec) {
-    std::cerr << "z402-bazaar: cannot create the data dir " << cfg.data_dir.string() << ": " << fs_ec.message() << std::endl;
+    log.error("cannot create the data dir", {{"dir", cfg.data_dir.string()}, {"reason", fs_ec.message()}});
     return 1;
   }
-  auth::key_store keys{auth::keyring_path(cfg.data_dir)};
+  auth::key_store keys{auth::keyring_path(cfg.data_dir), log};
   try {
     auth::load_keyring(auth::keyring_path(cfg.data_dir));  // refuse to start on a malformed keyring
   } catch (const std::exception& e) {
-    std::cerr << "z402-bazaar: " << e.what() << std::endl;
+    log.error(e.what());
     return 1;
   }
   keys.reload();
+  std::shared_ptr<http::tls_certificates> tls;
+  if (!cfg.tls_certificate.empty()) {
+    try {
+      tls = std::make_shared<http::tls_certificates>(http::tls_files{cfg.tls_certificate, cfg.tls_key}, log);
+    } catch (const std::exception& e) {
+      log.error(e.what());
+      return 1;
+    }
+  } else if (!is_loopback(cfg.listen_host)) {
+    log.warning("listening beyond loopback without TLS: keys and payments cross the network in clear text; "
+                "give --tls-cert and --tls-key, or terminate TLS in front of this server",
+                {{"listen", cfg.listen_host}});
+  }
 
   // The io_context outlives the actor system: actors may still post completions into it.
   net::io_context ioc{static_cast<int>(cfg.io_threads)};
@@ -92,7 +122,7 @@ int serve(const config::bazaar_config& cfg) {
   caf_cfg.set("scheduler.max-threads", cfg.actor_threads);
   // Work stealing's idle workers sleep-poll in 50 us steps, which on two cores costs a context
   // switch per step and delays messages from the io threads; the sharing policy blocks on a
-  // condition variable and wakes on enqueue (benchmarks/results/settle.txt).
+  // condition variable and wakes on enqueue (benchmarks/results/profile.md).
   caf_cfg.set("scheduler.policy", caf::atom("sharing"));
   caf::actor_system sys{caf_cfg};
 
@@ -101,39 +131,57 @@ int serve(const config::bazaar_config& cfg) {
   options.terms = cfg.terms;
   options.allow_http_resources = cfg.allow_http_resources;
   options.catalog_file = cfg.data_dir / "catalog.json";
-  options.initial = load_catalog_records(options.catalog_file, *keys.current(), options.clock->now_ms());
+  options.log = log;
+  options.initial = load_catalog_records(options.catalog_file, *keys.current(), options.clock->now_ms(), log);
   catalog::engine engine{sys, std::move(options)};
   engine.set_payees(payees_of(*keys.current()));
 
-  http::access_log log{cfg.access_log ? stderr : nullptr};
-  // Search cursors are signed with a key of this run: a restart ends open searches, nothing else.
+  http::access_log access{cfg.access_log ? log : telemetry::logger{}};
   http::settle_batcher settles{ioc, engine};
   // Declarations are parsed and checked on a thread of their own, so reads never wait behind them.
   net::thread_pool checks{1};
+  // Search cursors are signed with a key of this run: a restart ends open searches, nothing else.
   http::app_state app{engine, keys, cfg.terms, cfg.allow_http_resources, auth::random_key(""), settles, checks.get_executor()};
+  http::bazaar_handler handler{app};
+  http::server_metrics metrics{handler.route_names()};
+  app.metrics_enabled = cfg.metrics;
+  app.http_metrics = &metrics;
   http::server_options server_options;
   server_options.host = cfg.listen_host;
   server_options.port = cfg.listen_port;
-  http::bazaar_handler handler{app};
-  http::server server{ioc, server_options, handler, log};
+  server_options.tls = tls;
+  server_options.metrics = &metrics;
+  http::server server{ioc, server_options, handler, access};
   try {
     server.start();
   } catch (const std::exception& e) {
-    std::cerr << "z402-bazaar: cannot listen on " << cfg.listen_host << ":" << cfg.listen_port << ": " << e.what()
-              << std::endl;
+    log.error("cannot listen", {{"listen", cfg.listen_host + ":" + std::to_string(cfg.listen_port)}, {"reason", e.what()}});
     engine.stop();
     return 1;
   }
-  std::cerr << "z402-bazaar: listening on http://" << cfg.listen_host << ":" << server.port() << " with "
-            << engine.snapshots().load()->items.size() << " items; data in " << cfg.data_dir.string() << std::endl;
+  auto url = std::string{tls ? "https://" : "http://"} + cfg.listen_host + ":" + std::to_string(server.port());
+  log.info("listening on " + url + " with " + std::to_string(engine.snapshots().load()->items.size()) +
+           " items; data in " + cfg.data_dir.string());
 
-  net::steady_timer key_timer{ioc};
-  poll_keys(key_timer, keys, engine, log);
+  net::steady_timer poll_timer{ioc};
+  watched_files watched{keys, engine, tls.get(), log};
+  poll_files(poll_timer, watched);
+  net::signal_set hangup{ioc, SIGHUP};
+  std::function<void()> on_hangup = [&] {
+    hangup.async_wait([&](boost::system::error_code ec, int) {
+      if (ec) return;
+      if (tls) tls->reload(true);
+      else log.info("SIGHUP: no TLS certificate to re-read");
+      on_hangup();
+    });
+  };
+  on_hangup();
   net::signal_set signals{ioc, SIGINT, SIGTERM};
   signals.async_wait([&](boost::system::error_code ec, int) {
     if (ec) return;
-    std::cerr << "z402-bazaar: stopping: draining connections" << std::endl;
-    key_timer.cancel();
+    log.info("stopping: draining connections");
+    poll_timer.cancel();
+    hangup.cancel();
     server.drain([] {});
   });
 
@@ -143,16 +191,11 @@ int serve(const config::bazaar_config& cfg) {
   for (auto& t : threads) t.join();
   checks.join();
 
-  bool flushed = false;
-  {
-    caf::scoped_actor self{sys};
-    self->request(engine.registry(), std::chrono::seconds{10}, catalog::atom::flush::value)
-        .receive([&](bool ok) { flushed = ok; },
-                 [&](caf::error& err) { std::cerr << "z402-bazaar: final flush failed: " << sys.render(err) << std::endl; });
-  }
+  bool flushed = engine.flush();
   engine.stop();
-  log.flush();
-  std::cerr << "z402-bazaar: stopped" << (flushed ? "; catalog saved" : "; the catalog could not be saved") << std::endl;
+  access.flush();
+  if (flushed) log.info("stopped; catalog saved");
+  else log.error("stopped; the catalog could not be saved");
   return flushed ? 0 : 1;
 }
 

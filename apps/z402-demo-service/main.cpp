@@ -1,6 +1,7 @@
 // z402-demo-service: a paid service built on the kit. It lists itself in a z402 Bazaar, stays
 // listed while it is ready, takes DEVELOPMENT payments, and reports each delivered call to the
 // catalog, so one local run shows the whole loop: listed, paid, counted.
+#include "../common/cli.hpp"
 #include "demo_routes.hpp"
 
 #include "z402/auth/crypto.hpp"
@@ -11,6 +12,7 @@
 #include "z402/kit/catalog_link.hpp"
 #include "z402/kit/dev_verifier.hpp"
 #include "z402/kit/paid_service.hpp"
+#include "z402/telemetry/stream_sink.hpp"
 #include "z402/wire/base64.hpp"
 #include "z402/wire/json.hpp"
 
@@ -30,28 +32,12 @@ namespace {
 namespace net = boost::asio;
 namespace json = boost::json;
 using namespace z402;
+namespace po = boost::program_options;
 
-constexpr const char* usage =
-    "usage:\n"
-    "  z402-demo-service --discovery URL --provider-key-file FILE --pay-to ADDR\n"
-    "                    [--listen HOST:PORT] [--public-url URL] [--settle-key-file FILE]\n"
-    "                    [--terms FILE] [--declare-interval-ms N] [--dev-secret-file FILE] [--insecure]\n"
-    "  z402-demo-service pay URL [--method GET|POST] [--data JSON] [--dev-secret-file FILE] [--show-payment]\n"
-    "\n"
+constexpr const char* development_note =
     "Payments are DEVELOPMENT ONLY: an HMAC over the terms, resource and a nonce, signed with a\n"
     "secret shared by payer and service (a public default unless --dev-secret-file). They move\n"
-    "no money; never run this verifier where payments matter.\n"
-    "Signals: SIGUSR1 makes the service unready (it stops declaring), SIGUSR2 ready again.\n";
-
-int usage_error(const std::string& why) {
-  std::cerr << "z402-demo-service: " << why << "\n" << usage;
-  return 2;
-}
-
-void log_line(const std::string& line) {
-  auto text = "z402-demo-service: " + line + "\n";
-  std::fwrite(text.data(), 1, text.size(), stderr);  // one write per line: threads do not interleave
-}
+    "no money; never run this verifier where payments matter.";
 
 std::optional<std::string> read_secret(const std::string& path, std::string& error) {
   std::ifstream in{path};
@@ -68,59 +54,40 @@ std::optional<std::string> read_secret(const std::string& path, std::string& err
   return s.empty() ? std::nullopt : std::optional{s};
 }
 
-using options_map = std::map<std::string, std::string>;
-
-/// --name value pairs and bare --flags; anything else is an error.
-std::optional<options_map> read_options(const std::vector<std::string>& args, std::size_t from,
-                                        std::initializer_list<std::string_view> flags, std::string& error,
-                                        std::vector<std::string>* positional = nullptr) {
-  options_map out;
-  for (auto i = from; i < args.size(); ++i) {
-    auto& a = args[i];
-    if (std::find(flags.begin(), flags.end(), a) != flags.end()) {
-      out[a] = "";
-    } else if (a.starts_with("--")) {
-      if (i + 1 >= args.size()) {
-        error = a + " needs a value";
-        return std::nullopt;
-      }
-      out[a] = args[++i];
-    } else if (positional) {
-      positional->push_back(a);
-    } else {
-      error = "unexpected argument " + a;
-      return std::nullopt;
-    }
-  }
-  return out;
-}
-
-std::string dev_secret(const options_map& opts, std::string& error) {
-  auto it = opts.find("--dev-secret-file");
-  if (it == opts.end()) return std::string{kit::default_dev_secret};
-  return read_secret(it->second, error).value_or("");
+std::string dev_secret(const std::string& file, std::string& error) {
+  if (file.empty()) return std::string{kit::default_dev_secret};
+  return read_secret(file, error).value_or("");
 }
 
 int pay(const std::vector<std::string>& args) {
+  std::string url, method, data, secret_file;
+  cli::command cmd{"z402-demo-service pay", "URL [OPTIONS]",
+                   "Calls a paid route: reads its 402, pays it with a development payment and prints the\n"
+                   "answer's status and body. Exit 0 on a 2xx, 1 otherwise, 3 when the route cannot be read.\n\n" +
+                       std::string{development_note}};
+  cmd.options.add_options()                                                                               //
+      ("method", po::value(&method)->value_name("VERB"), "the request method (default GET, POST with --data)")  //
+      ("data", po::value(&data)->value_name("JSON"), "a JSON request body")                                  //
+      ("dev-secret-file", po::value(&secret_file)->value_name("FILE"), "the development payment secret")      //
+      ("show-payment", "print the PAYMENT-SIGNATURE header on stderr")                                      //
+      ("insecure", "skip TLS certificate checks (local testing only)");
+  cmd.operands.add_options()("url", po::value(&url)->required(), "the route");
+  cmd.positional.add("url", 1);
+  po::variables_map vm;
+  if (auto stop = cli::parse(cmd, args, vm)) return *stop;
   std::string error;
-  std::vector<std::string> urls;
-  auto opts = read_options(args, 1, {"--show-payment"}, error, &urls);
-  if (!opts) return usage_error(error);
-  if (urls.size() != 1) return usage_error("pay needs exactly one URL");
-  for (auto& [k, _] : *opts)
-    if (k != "--method" && k != "--data" && k != "--dev-secret-file" && k != "--show-payment") return usage_error("unknown option " + k);
-  auto secret = dev_secret(*opts, error);
-  if (secret.empty()) return usage_error(error);
+  auto secret = dev_secret(secret_file, error);
+  if (secret.empty()) return cli::usage_error(cmd, "--dev-secret-file: " + error);
   http::client_request req;
-  req.url = urls[0];
-  auto method = opts->contains("--method") ? opts->at("--method") : (opts->contains("--data") ? "POST" : "GET");
+  req.url = url;
+  if (method.empty()) method = vm.count("data") ? "POST" : "GET";
   req.method = http::bhttp::string_to_verb(method);
-  if (req.method == http::bhttp::verb::unknown) return usage_error("unknown method " + method);
-  if (opts->contains("--data")) {
-    req.body = opts->at("--data");
+  if (req.method == http::bhttp::verb::unknown) return cli::usage_error(cmd, "--method: unknown method " + method);
+  if (vm.count("data")) {
+    req.body = data;
     req.headers.emplace_back("Content-Type", "application/json");
   }
-  http::client client;
+  http::client client{!vm.count("insecure")};
   std::size_t budget = 8u << 20;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
   auto first = client.fetch(req, deadline, budget);
@@ -141,7 +108,7 @@ int pay(const std::vector<std::string>& args) {
     return 1;
   }
   auto payment = kit::dev_payment_header(secret, required->get_object(), auth::random_key(""));
-  if (opts->contains("--show-payment")) std::cerr << "payment: " << payment << std::endl;
+  if (vm.count("show-payment")) std::cerr << "payment: " << payment << std::endl;
   req.headers.emplace_back("PAYMENT-SIGNATURE", payment);
   auto second = client.fetch(req, deadline, budget);
   if (auto* failed = std::get_if<http::fetch_error>(&second)) {
@@ -154,63 +121,89 @@ int pay(const std::vector<std::string>& args) {
 }
 
 int serve(const std::vector<std::string>& args) {
+  std::string discovery, key_file, pay_to, listen, public_url, settle_key_file, terms_file, secret_file, cert, tls_key,
+      format;
+  long long interval_ms = 30'000;
+  cli::command cmd{"z402-demo-service", "--discovery URL --provider-key-file FILE --pay-to ADDR [OPTIONS]\n"
+                                        "       z402-demo-service pay URL [OPTIONS]",
+                   "A paid service on the z402 kit: GET /v1/quote?symbol, POST /v1/wordcount, GET /v1/primes/:n.\n"
+                   "It declares its routes to the catalog while it is ready and reports each paid call.\n"
+                   "SIGUSR1 makes it unready (it stops declaring), SIGUSR2 ready again.\n\n" +
+                       std::string{development_note}};
+  cmd.options.add_options()                                                                                   //
+      ("discovery", po::value(&discovery)->required()->value_name("URL"), "the catalog's base URL")            //
+      ("provider-key-file", po::value(&key_file)->required()->value_name("FILE"), "a file holding the provider key")  //
+      ("pay-to", po::value(&pay_to)->required()->value_name("ADDR"), "the provider's payTo")                    //
+      ("listen", po::value(&listen)->value_name("HOST:PORT")->default_value("127.0.0.1:4021"), "where to listen")  //
+      ("public-url", po::value(&public_url)->value_name("URL"), "the origin it is listed under (default from --listen)")  //
+      ("settle-key-file", po::value(&settle_key_file)->value_name("FILE"), "report paid calls with this settle key")  //
+      ("terms", po::value(&terms_file)->value_name("FILE"), "the catalog's terms (output of z402-bazaar terms)")    //
+      ("declare-interval-ms", po::value(&interval_ms)->value_name("N")->default_value(30'000),
+       "milliseconds between declarations; 0 turns declaring off")                                            //
+      ("dev-secret-file", po::value(&secret_file)->value_name("FILE"), "the development payment secret")          //
+      ("tls-cert", po::value(&cert)->value_name("FILE"), "PEM certificate chain: serve HTTPS (with --tls-key)")  //
+      ("tls-key", po::value(&tls_key)->value_name("FILE"), "PEM private key, not readable by others")           //
+      ("log-format", po::value(&format)->value_name("text|json")->default_value("text"), "log lines as text or JSON, on stderr")  //
+      ("insecure", "skip TLS certificate checks towards the catalog (local testing only)");
+  po::variables_map vm;
+  if (auto stop = cli::parse(cmd, args, vm)) return *stop;
+  if (format != "text" && format != "json") return cli::usage_error(cmd, "--log-format must be text or json");
+  if (cert.empty() != tls_key.empty()) return cli::usage_error(cmd, "--tls-cert and --tls-key go together");
+  telemetry::logger log{std::make_shared<telemetry::stream_sink>(
+                            stderr, format == "json" ? telemetry::log_format::json : telemetry::log_format::text,
+                            "z402-demo-service"),
+                        "demo"};
   std::string error;
-  auto opts = read_options(args, 0, {"--insecure"}, error);
-  if (!opts) return usage_error(error);
-  for (auto& [k, _] : *opts)
-    if (k != "--discovery" && k != "--provider-key-file" && k != "--pay-to" && k != "--listen" && k != "--public-url" &&
-        k != "--settle-key-file" && k != "--terms" && k != "--declare-interval-ms" && k != "--dev-secret-file" &&
-        k != "--insecure")
-      return usage_error("unknown option " + k);
-  for (auto required : {"--discovery", "--provider-key-file", "--pay-to"})
-    if (!opts->contains(required)) return usage_error(std::string{required} + " is required");
-  auto key = read_secret(opts->at("--provider-key-file"), error);
-  if (!key) return usage_error(error);
+  auto key = read_secret(key_file, error);
+  if (!key) return cli::usage_error(cmd, "--provider-key-file: " + error);
   std::optional<std::string> settle_key;
-  if (opts->contains("--settle-key-file") && !(settle_key = read_secret(opts->at("--settle-key-file"), error)))
-    return usage_error(error);
-  auto secret = dev_secret(*opts, error);
-  if (secret.empty()) return usage_error(error);
+  if (!settle_key_file.empty() && !(settle_key = read_secret(settle_key_file, error)))
+    return cli::usage_error(cmd, "--settle-key-file: " + error);
+  auto secret = dev_secret(secret_file, error);
+  if (secret.empty()) return cli::usage_error(cmd, "--dev-secret-file: " + error);
 
-  auto listen = opts->contains("--listen") ? opts->at("--listen") : "127.0.0.1:4021";
   auto colon = listen.rfind(':');
   unsigned port = 0;
   if (colon == std::string::npos || std::from_chars(listen.data() + colon + 1, listen.data() + listen.size(), port).ec != std::errc{} ||
       port == 0 || port > 65535)
-    return usage_error("--listen must be HOST:PORT with a port from 1 to 65535");
-  std::chrono::milliseconds interval{30'000};
-  if (opts->contains("--declare-interval-ms")) {
-    long long ms = -1;
-    auto& v = opts->at("--declare-interval-ms");
-    if (std::from_chars(v.data(), v.data() + v.size(), ms).ec != std::errc{} || ms < 0)
-      return usage_error("--declare-interval-ms must be a whole number of milliseconds, 0 to turn declaring off");
-    interval = std::chrono::milliseconds{ms};
+    return cli::usage_error(cmd, "--listen must be HOST:PORT with a port from 1 to 65535");
+  if (interval_ms < 0) return cli::usage_error(cmd, "--declare-interval-ms must be 0 or more");
+  std::chrono::milliseconds interval{interval_ms};
+  std::shared_ptr<http::tls_certificates> tls;
+  if (!cert.empty()) {
+    try {
+      tls = std::make_shared<http::tls_certificates>(http::tls_files{cert, tls_key}, log);
+    } catch (const std::exception& e) {
+      log.error(e.what());
+      return 1;
+    }
   }
+  auto scheme = std::string{tls ? "https://" : "http://"};
 
   kit::service_identity identity;
   identity.service_name = "z402 demo tools";
   identity.tags = {"demo", "tools"};
-  identity.public_url = opts->contains("--public-url") ? opts->at("--public-url") : "http://" + listen;
+  identity.public_url = public_url.empty() ? scheme + listen : public_url;
   while (identity.public_url.ends_with('/')) identity.public_url.pop_back();
-  identity.pay_to = opts->at("--pay-to");
+  identity.pay_to = pay_to;
   identity.terms = config::default_rail_terms();
-  if (opts->contains("--terms")) {
-    std::ifstream in{opts->at("--terms")};
+  if (!terms_file.empty()) {
+    std::ifstream in{terms_file};
     std::stringstream text;
     text << in.rdbuf();
     auto parsed = wire::parse_strict(text.str(), 16, error);
     auto terms = parsed ? config::terms_from_json(*parsed, identity.terms, error) : std::nullopt;
-    if (!terms) return usage_error("--terms: " + error);
+    if (!terms) return cli::usage_error(cmd, "--terms: " + error);
     identity.terms = std::move(*terms);
   }
 
   caf::actor_system_config caf_cfg;
   caf_cfg.set("scheduler.max-threads", 1);
   caf::actor_system sys{caf_cfg};
-  bool verify_tls = !opts->contains("--insecure");
+  bool verify_tls = !vm.count("insecure");
   caf::actor reporter;
   if (settle_key)
-    reporter = kit::spawn_settle_reporter(sys, {opts->at("--discovery"), *settle_key, std::chrono::seconds{10}, verify_tls, log_line});
+    reporter = kit::spawn_settle_reporter(sys, {discovery, *settle_key, std::chrono::seconds{10}, verify_tls, log});
 
   kit::service_options service_opts;
   service_opts.identity = identity;
@@ -223,28 +216,29 @@ int serve(const std::vector<std::string>& args) {
   auto service = std::make_shared<kit::paid_service>(std::move(service_opts));
 
   net::io_context ioc{1};
-  http::access_log log{nullptr};
+  http::access_log access{telemetry::logger{}};
   http::server_options server_opts;
   server_opts.host = listen.substr(0, colon);
   server_opts.port = static_cast<std::uint16_t>(port);
-  http::server server{ioc, server_opts, *service, log};
+  server_opts.tls = tls;
+  http::server server{ioc, server_opts, *service, access};
   try {
     server.start();
   } catch (const std::exception& e) {
-    log_line("cannot listen on " + listen + ": " + e.what());
+    log.error("cannot listen on " + listen, {{"reason", e.what()}});
     return 1;
   }
-  log_line("listening on http://" + listen + " as " + identity.public_url + "; DEVELOPMENT payments only");
-  kit::heartbeat_options beat{{opts->at("--discovery"), *key, std::chrono::seconds{10}, verify_tls, log_line}, interval};
+  log.info("listening on " + scheme + listen + " as " + identity.public_url + "; DEVELOPMENT payments only");
+  kit::heartbeat_options beat{{discovery, *key, std::chrono::seconds{10}, verify_tls, log}, interval};
   auto heartbeat = kit::spawn_heartbeat(sys, beat, service);
-  if (!heartbeat) log_line("declaring is off (--declare-interval-ms 0)");
+  if (!heartbeat) log.info("declaring is off (--declare-interval-ms 0)");
 
   net::signal_set readiness{ioc, SIGUSR1, SIGUSR2};
   std::function<void()> watch_readiness = [&] {
     readiness.async_wait([&](boost::system::error_code ec, int signal) {
       if (ec) return;
       service->pause(signal == SIGUSR1);
-      log_line(signal == SIGUSR1 ? "paused: reporting unready" : "resumed: ready");
+      log.info(signal == SIGUSR1 ? "paused: reporting unready" : "resumed: ready");
       watch_readiness();
     });
   };
@@ -258,7 +252,7 @@ int serve(const std::vector<std::string>& args) {
   ioc.run();
   for (auto& a : {heartbeat, reporter})
     if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-  log_line("stopped");
+  log.info("stopped");
   return 0;
 }
 
@@ -266,8 +260,6 @@ int serve(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args{argv + 1, argv + argc};
-  if (args.empty()) return usage_error("--discovery, --provider-key-file and --pay-to are required");
-  if (args[0] == "--help" || args[0] == "-h") return std::cout << usage, 0;
-  if (args[0] == "pay") return pay(args);
+  if (!args.empty() && args[0] == "pay") return pay({args.begin() + 1, args.end()});
   return serve(args);
 }

@@ -223,7 +223,7 @@ test("the access log has no query string and no key", async () => {
   await list(server.url, "?payTo=secret-intent-words");
   await sleep(400);  // the log is flushed every 250 ms
   const log = server.log();
-  assert.match(log, /^GET \/discovery\/resources 200 \d+ [\d.]+ms$/m);
+  assert.match(log, /^z402-bazaar: request method=GET path=\/discovery\/resources status=200 bytes=\d+ durationUs=\d+$/m);
   assert.ok(!log.includes("secret-intent-words"));
   assert.ok(!log.includes("secret=1"));
   assert.ok(!log.includes(key) && !log.includes("z402pk_"));

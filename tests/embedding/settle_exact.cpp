@@ -49,7 +49,7 @@ int main() {
                                                               cv.notify_one();
                                                             }
                                                           },
-                                                          catalog::settle_outcome::rejected("stopped")});
+                                                          catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "stopped")});
     });
   for (auto& s : senders) s.join();
   {

@@ -61,7 +61,7 @@ CAF_TEST(names and payTo are checked and unique) {
 
 CAF_TEST(the key store follows rotation and removal) {
   temp_dir dir;
-  auth::key_store store{auth::keyring_path(dir.path)};
+  auth::key_store store{auth::keyring_path(dir.path), {}};
   CAF_CHECK(store.reload().removed.empty());
   auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
   CAF_CHECK(!store.authenticate(key));  // not re-read yet
@@ -89,7 +89,7 @@ CAF_TEST(settle keys are their own kind of key) {
   auto provider_key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
   auto settle_key = auth::create_settle_key(dir.path, 2);
   CAF_CHECK_EQUAL(settle_key.substr(0, 7), "z402sk_");
-  auth::key_store store{auth::keyring_path(dir.path)};
+  auth::key_store store{auth::keyring_path(dir.path), {}};
   store.reload();
   CAF_CHECK(store.is_settle_key(settle_key));
   CAF_CHECK(!store.is_settle_key(provider_key));
@@ -105,7 +105,7 @@ CAF_TEST(settle keys are their own kind of key) {
 CAF_TEST(a malformed keyring keeps the previous keys) {
   temp_dir dir;
   auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
-  auth::key_store store{auth::keyring_path(dir.path)};
+  auth::key_store store{auth::keyring_path(dir.path), {}};
   store.reload();
   CAF_CHECK(!config::write_file_atomically(auth::keyring_path(dir.path), "{not json"));
   store.reload();

@@ -76,7 +76,7 @@ struct fixture : test_coordinator_fixture<> {
   catalog::settle_outcome settle(const value& b) {
     std::optional<catalog::settle_outcome> outcome;
     engine->settle(b, catalog::settle_completion{[&](catalog::settle_outcome o) { outcome = std::move(o); },
-                                                 catalog::settle_outcome::rejected("dropped")});
+                                                 catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "dropped")});
     sched.run();
     if (!outcome) advance(10ms);
     CAF_REQUIRE(outcome.has_value());
@@ -251,7 +251,7 @@ CAF_TEST(a burst is counted exactly in batches) {
                                                    ++answered;
                                                    ok += o.state == catalog::settle_outcome::status::success;
                                                  },
-                                                 catalog::settle_outcome::rejected("dropped")});
+                                                 catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "dropped")});
   for (int i = 0; i < 50 && answered < 1000; ++i) advance(10ms);
   CAF_CHECK_EQUAL(answered, 1000u);
   CAF_CHECK_EQUAL(ok, 1000u);
@@ -273,7 +273,7 @@ CAF_TEST(a batch of settles is answered event by event in order) {
     events.push_back(std::move(*event));
     answers.emplace_back([&got, i](catalog::settle_outcome o) {
       got[i] = o.state == catalog::settle_outcome::status::success ? "success" : o.reason;
-    }, catalog::settle_outcome::rejected("dropped"));
+    }, catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "dropped"));
   }
   engine->settle(std::move(events), std::move(answers));
   sched.run();
@@ -314,7 +314,7 @@ CAF_TEST(every rejection names its reason) {
   auto no_url = body(pay_one, "https://a.example.com/x");
   no_url["paymentPayload"].as_object()["resource"].as_object().erase("url");
   rejected(no_url, "paymentPayload.resource.url: is required");
-  CAF_CHECK_EQUAL(engine->context().stats->settles_rejected.load(), 12u);  // every one is counted
+  CAF_CHECK_EQUAL(engine->context().stats->settles_rejected(), 12u);  // every one is counted
 }
 
 CAF_TEST(a full catalog refuses a new payment-only item but never a count) {
@@ -334,7 +334,7 @@ CAF_TEST(a settle sent to a stopped engine is answered) {
   std::optional<catalog::settle_outcome> outcome;
   engine->settle(body(pay_one, "https://a.example.com/x"),
                  catalog::settle_completion{[&](catalog::settle_outcome o) { outcome = std::move(o); },
-                                            catalog::settle_outcome::rejected("the catalog is shutting down")});
+                                            catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "the catalog is shutting down")});
   sched.run();
   CAF_REQUIRE(outcome);
   CAF_CHECK(outcome->state == catalog::settle_outcome::status::rejected);

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <fcntl.h>
-#include <iostream>
 #include <stdexcept>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -156,8 +155,8 @@ std::string create_settle_key(const std::filesystem::path& data_dir, std::int64_
   return key;
 }
 
-key_store::key_store(std::filesystem::path file)
-    : file_(std::move(file)), current_(std::make_shared<const keyring>()) {}
+key_store::key_store(std::filesystem::path file, telemetry::logger log)
+    : file_(std::move(file)), log_(log.with_component("auth.keyring")), current_(std::make_shared<const keyring>()) {}
 
 keyring_change key_store::reload() {
   auto stamp = file_stamp(file_);
@@ -166,7 +165,7 @@ keyring_change key_store::reload() {
   try {
     next = std::make_shared<const keyring>(load_keyring(file_));
   } catch (const std::exception& e) {
-    std::cerr << "z402-bazaar: keeping the previous provider keys: " << e.what() << std::endl;
+    log_.error("keeping the previous provider keys", {{"reason", e.what()}});
     stamp_ = stamp;
     return {};
   }

@@ -12,6 +12,7 @@ engine::engine(caf::actor_system& sys, engine_options options) {
   ctx_.terms = std::move(options.terms);
   ctx_.allow_http_resources = options.allow_http_resources;
   ctx_.clock = options.clock;
+  ctx_.log = options.log;
   auto today = wire::utc_day(ctx_.clock->now_ms());
   item_list initial;
   std::unordered_map<std::string, item_list> initial_of;
@@ -26,8 +27,8 @@ engine::engine(caf::actor_system& sys, engine_options options) {
   ctx_.next_seq->store(max_seq + 1);
   if (!options.catalog_file.empty())
     persistence_ = options.persistence_thread
-                       ? sys.spawn<caf::detached>(catalog::persistence, options.catalog_file, options.persist_interval)
-                       : sys.spawn(catalog::persistence, options.catalog_file, options.persist_interval);
+                       ? sys.spawn<caf::detached>(catalog::persistence, options.catalog_file, options.persist_interval, ctx_)
+                       : sys.spawn(catalog::persistence, options.catalog_file, options.persist_interval, ctx_);
   registry_ = sys.spawn(catalog::registry, ctx_, &store_, persistence_, options.publish_interval, std::move(initial));
   std::vector<std::string> loaded;
   for (auto& [name, items] : initial_of) loaded.push_back(name);
@@ -38,6 +39,15 @@ engine::engine(caf::actor_system& sys, engine_options options) {
 }
 
 engine::~engine() { stop(); }
+
+bool engine::flush() {
+  bool flushed = false;
+  caf::scoped_actor self{registry_->home_system()};
+  self->request(registry_, std::chrono::seconds{10}, atom::flush::value)
+      .receive([&](bool ok) { flushed = ok; },
+               [&](caf::error& err) { ctx_.log.with_component("catalog").error("final flush failed", {{"reason", to_string(err)}}); });
+  return flushed;
+}
 
 void engine::set_payees(payee_map payees) { caf::anon_send(settle_, atom::providers::value, std::move(payees)); }
 
@@ -64,8 +74,8 @@ void engine::settle(boost::json::value body, settle_completion done) {
   rules::field_error error;
   auto event = rules::derive_settlement(std::move(body), error);
   if (!event) {
-    ctx_.stats->settles_rejected.fetch_add(1, std::memory_order_relaxed);
-    return done(settle_outcome::rejected(error.field + ": " + error.reason));
+    ctx_.stats->count_rejection(settle_rejection::invalid_body);
+    return done(settle_outcome::rejected(settle_rejection::invalid_body, error.field + ": " + error.reason));
   }
   settle(std::move(*event), std::move(done));
 }

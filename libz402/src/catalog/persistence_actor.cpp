@@ -3,7 +3,6 @@
 #include "z402/catalog/catalog_file.hpp"
 #include "z402/config/atomic_file.hpp"
 
-#include <iostream>
 
 namespace z402::catalog {
 namespace {
@@ -14,18 +13,22 @@ bool write_latest(persistence_actor* self) {
   if (!st.latest || st.latest->version == st.written_version) return true;
   auto& snap = *st.latest;
   if (auto err = config::write_file_atomically(st.file, [&](const config::chunk_sink& sink) { serialize_catalog(snap, sink); })) {
-    ++st.failures;
-    std::cerr << "z402-bazaar: catalog not saved: " << *err << std::endl;
+    st.ctx.stats->save_failures.fetch_add(1, std::memory_order_relaxed);
+    st.ctx.log.error("catalog not saved", {{"reason", *err}, {"file", st.file.string()}});
     return false;
   }
+  st.ctx.stats->last_saved_ms.store(st.ctx.clock->now_ms(), std::memory_order_relaxed);
   st.written_version = st.latest->version;
   return true;
 }
 
 }  // namespace
 
-caf::behavior persistence(persistence_actor* self, std::filesystem::path file, std::chrono::milliseconds interval) {
+caf::behavior persistence(persistence_actor* self, std::filesystem::path file, std::chrono::milliseconds interval,
+                          engine_context ctx) {
   self->state.file = std::move(file);
+  self->state.ctx = std::move(ctx);
+  self->state.ctx.log = self->state.ctx.log.with_component("catalog.persistence");
   self->state.writes = coalescer{interval};
   return {
       [=](atom::persist, const snapshot_ptr& snap) {

@@ -199,19 +199,19 @@ counted_batch count_batch(const provider_state& st, const settle_batch& batch, s
       } else if (declaring) {
         // Echoed metadata never creates an item for a provider that declares.
         out.outcomes[i] = settle_outcome::rejected(
-            "paymentPayload.resource.url: this provider declares its items and none matches " + event.identity.type + " " +
+            settle_rejection::not_declared, "paymentPayload.resource.url: this provider declares its items and none matches " + event.identity.type + " " +
             event.identity.resource + " " + event.identity.selector);
         continue;
       } else if (payment_only >= st.ctx.limits.max_payment_items_per_provider) {
         out.outcomes[i] = settle_outcome::rejected(
-            "paymentPayload.resource.url: this provider already has " +
+            settle_rejection::payment_item_cap, "paymentPayload.resource.url: this provider already has " +
             std::to_string(st.ctx.limits.max_payment_items_per_provider) +
             " items listed from payments alone; a declaration lists more");
         continue;
       } else {
         auto fields = rules::payment_only_fields(event, st.ctx.terms, st.ctx.allow_http_resources);
         if (fields.error) {
-          out.outcomes[i] = settle_outcome::rejected(fields.error->field + ": " + fields.error->reason);
+          out.outcomes[i] = settle_outcome::rejected(settle_rejection::invalid_echo, fields.error->field + ": " + fields.error->reason);
           continue;
         }
         item_record r;
@@ -294,14 +294,14 @@ caf::behavior provider(provider_actor* self, engine_context ctx, caf::actor regi
         auto counted = std::make_shared<counted_batch>(count_batch(self->state, batch, now));
         auto deliver = [=]() mutable { rp.deliver(std::move(counted->outcomes)); };
         auto unavailable = [=, n = batch.size()](const caf::error&) mutable {
-          rp.deliver(settle_outcomes(n, settle_outcome::rejected("the catalog is unavailable")));
+          rp.deliver(settle_outcomes(n, settle_outcome::rejected(settle_rejection::unavailable, "the catalog is unavailable")));
         };
         // Counts always land; new payment-only items only within the global budgets. If those
         // are full, the batch is counted again without its new items.
         auto counts_only = [=]() mutable {
           for (std::size_t i = 0; i < counted->key_of.size(); ++i)
             if (counted->created.count(counted->key_of[i]))
-              counted->outcomes[i] = settle_outcome::rejected("paymentPayload.resource.url: the catalog is full");
+              counted->outcomes[i] = settle_outcome::rejected(settle_rejection::catalog_full, "paymentPayload.resource.url: the catalog is full");
           commit(self, apply(self->state.items, *counted, today, false), false, deliver, unavailable);
         };
         if (counted->touched.empty()) {

@@ -17,6 +17,7 @@ void publish_now(registry_actor* self) {
   next->items = st.items;
   next->bytes = st.bytes;
   next->providers = st.items_of.size();
+  next->published_ms = st.ctx.clock->now_ms();
   // The index holds positions and contents, which only these changes move.
   if (st.content_changed || !st.indexes) st.indexes = std::make_shared<const content_indexes>();
   next->indexes = st.indexes;

@@ -1,6 +1,5 @@
 #include "z402/catalog/settle_actor.hpp"
 
-#include <iostream>
 
 namespace z402::catalog {
 namespace {
@@ -11,12 +10,13 @@ void answer(settle_actor* self, const settle_completion& done, settle_outcome ou
   if (outcome.state == settle_outcome::status::success) {
     st.ctx.stats->settles_counted.fetch_add(1, std::memory_order_relaxed);
   } else {
-    st.ctx.stats->settles_rejected.fetch_add(1, std::memory_order_relaxed);
+    st.ctx.stats->count_rejection(outcome.cause);
     ++st.unlogged_rejections;
     auto now = self->clock().now();
     if (now - st.last_log >= std::chrono::seconds{1}) {
-      std::cerr << "z402-bazaar: " << st.unlogged_rejections << " settle event(s) not catalogued; latest: "
-                << outcome.reason << std::endl;
+      st.ctx.log.with_component("catalog.settle")
+          .warning("settle events not catalogued",
+                   {{"count", st.unlogged_rejections}, {"cause", to_string(outcome.cause)}, {"latest", outcome.reason}});
       st.unlogged_rejections = 0;
       st.last_log = now;
     }
@@ -41,11 +41,11 @@ void dispatch(settle_actor* self, const std::string& provider) {
           [=](const settle_outcomes& outcomes) {
             for (std::size_t i = 0; i < answers->size(); ++i)
               answer(self, (*answers)[i], i < outcomes.size() ? outcomes[i]
-                                                              : settle_outcome::rejected("the catalog lost this event"));
+                                                              : settle_outcome::rejected(settle_rejection::unavailable, "the catalog lost this event"));
             finish();
           },
           [=](caf::error&) {
-            for (auto& done : *answers) answer(self, done, settle_outcome::rejected("the catalog is unavailable"));
+            for (auto& done : *answers) answer(self, done, settle_outcome::rejected(settle_rejection::unavailable, "the catalog is unavailable"));
             finish();
           });
 }
@@ -56,7 +56,7 @@ const std::string* enqueue(settle_actor* self, rules::settlement& event, settle_
   auto& st = self->state;
   auto who = st.provider_of.find(event.pay_to);
   if (who == st.provider_of.end()) {
-    answer(self, done, settle_outcome::rejected("paymentRequirements.payTo: no provider is registered with this payTo"));
+    answer(self, done, settle_outcome::rejected(settle_rejection::unknown_payee, "paymentRequirements.payTo: no provider is registered with this payTo"));
     return nullptr;
   }
   auto& q = st.queues[who->second];

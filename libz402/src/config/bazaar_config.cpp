@@ -49,7 +49,7 @@ std::optional<std::string> apply_config_file(bazaar_config& cfg, const std::file
   auto doc = wire::parse_strict(*text, 16, error);
   if (!doc || !doc->is_object()) return file.string() + ": " + (doc ? "must hold a JSON object" : error);
   static const std::set<std::string_view> known{"listen", "terms", "allowHttpResources", "ioThreads",
-                                                "actorThreads", "accessLog", "limits"};
+                                                "actorThreads", "accessLog", "metrics", "tls", "limits"};
   for (auto& kv : doc->as_object()) {
     auto name = std::string{kv.key()};
     auto& v = kv.value();
@@ -61,9 +61,19 @@ std::optional<std::string> apply_config_file(bazaar_config& cfg, const std::file
       auto terms = terms_from_json(v, cfg.terms, error);
       if (!terms) return error;
       cfg.terms = std::move(*terms);
-    } else if (name == "allowHttpResources" || name == "accessLog") {
+    } else if (name == "allowHttpResources" || name == "accessLog" || name == "metrics") {
       if (!v.is_bool()) return name + " must be true or false";
-      (name == "accessLog" ? cfg.access_log : cfg.allow_http_resources) = v.as_bool();
+      (name == "accessLog" ? cfg.access_log : name == "metrics" ? cfg.metrics : cfg.allow_http_resources) = v.as_bool();
+    } else if (name == "tls") {
+      if (!v.is_object()) return "tls must be an object {\"certificate\": FILE, \"key\": FILE}";
+      for (auto& t : v.as_object()) {
+        auto tname = "tls." + std::string{t.key()};
+        if (t.key() != "certificate" && t.key() != "key") return "unknown key " + tname;
+        if (!t.value().is_string() || t.value().as_string().empty()) return tname + " must be a file name";
+        auto path = file.parent_path() / std::string{t.value().as_string()};
+        (t.key() == "key" ? cfg.tls_key : cfg.tls_certificate) = path;
+      }
+      if (cfg.tls_key.empty() != cfg.tls_certificate.empty()) return "tls needs both certificate and key";
     } else if (name == "ioThreads" || name == "actorThreads") {
       std::uint64_t n = 0;
       if (auto e = positive(v, name, 64, n)) return e;

@@ -3,6 +3,7 @@
 #include "z402/auth/crypto.hpp"
 #include "z402/http/access_log.hpp"
 #include "z402/http/list_query.hpp"
+#include "z402/http/metrics_page.hpp"
 #include "z402/http/read_response.hpp"
 #include "z402/http/web_page.hpp"
 #include "z402/rules/declaration.hpp"
@@ -63,6 +64,7 @@ route route_of(std::string_view path) {
   if (path == "/discovery/declarations") return route::declarations;
   if (path == "/discovery/settled") return route::settled;
   if (path == "/health") return route::health;
+  if (path == "/metrics") return route::metrics;
   if (is_web_path(path)) return route::web;
   return route::not_found;
 }
@@ -73,7 +75,8 @@ std::string_view allowed_methods(route r) {
 
 std::optional<response> screen(app_state& app, const request_header& req, route r,
                                std::optional<auth::provider_record>& writer) {
-  if (r == route::not_found) return error_response(404, "not_found", "no such endpoint");
+  if (r == route::not_found || (r == route::metrics && !app.metrics_enabled))
+    return error_response(404, "not_found", "no such endpoint");
   bool is_read = req.method() == bhttp::verb::get;
   bool allowed = allowed_methods(r) == "POST" ? req.method() == bhttp::verb::post : is_read;
   if (!allowed) {
@@ -107,13 +110,14 @@ std::optional<response> screen(app_state& app, const request_header& req, route 
 
 response handle_read(app_state& app, const request& req, route r) {
   if (r == route::web) return web_response(req, path_of({req.target().data(), req.target().size()}));
+  if (r == route::metrics) return metrics_response(app);
   auto snap = app.engine.snapshots().load_cached();
   if (r == route::health) {
     auto& stats = *app.engine.context().stats;
     boost::json::object body{{"status", "ok"},
                              {"items", snap->items.size()},
                              {"providers", app.keys.current()->providers.size()},
-                             {"settles", {{"counted", stats.settles_counted.load()}, {"rejected", stats.settles_rejected.load()}}}};
+                             {"settles", {{"counted", stats.settles_counted.load()}, {"rejected", stats.settles_rejected()}}}};
     return json_response(200, boost::json::serialize(body));
   }
   std::string_view target{req.target().data(), req.target().size()};
@@ -141,13 +145,18 @@ response handle_read(app_state& app, const request& req, route r) {
 
 namespace {
 
-response declared_response(const catalog::write_outcome& outcome) {
+response declared_response(app_state& app, const catalog::write_outcome& outcome) {
   using status = catalog::write_outcome::status;
   if (outcome.state == status::ok) {
+    app.declarations.accepted.add();
     boost::json::object answer{{"accepted", outcome.accepted}, {"lastSeen", wire::format_iso_ms(outcome.last_seen_ms)}};
     return json_response(200, boost::json::serialize(answer));
   }
-  if (outcome.state == status::refused) return invalid_request(outcome.message, std::nullopt, "items", outcome.message);
+  if (outcome.state == status::refused) {
+    app.declarations.refused[rules::budget_family].add();
+    return invalid_request(outcome.message, std::nullopt, "items", outcome.message);
+  }
+  app.declarations.unavailable.add();
   return error_response(503, "unavailable", outcome.message);
 }
 
@@ -160,14 +169,19 @@ void check_and_declare(app_state& app, const std::string& body, const auth::prov
   };
   std::string error;
   auto doc = wire::parse_strict(body, max_body_depth, error);
-  if (!doc) return answer(invalid_request(error, std::nullopt, "", error));
+  if (!doc) {
+    app.declarations.refused[rules::rule_family_of("", false)].add();
+    return answer(invalid_request(error, std::nullopt, "", error));
+  }
   auto& limits = app.engine.context().limits;
   auto checked = rules::validate_declaration(
       *doc, rules::declaration_context{app.terms, provider.pay_to, app.allow_http_resources, limits.max_items_per_provider});
-  if (checked.error)
+  if (checked.error) {
+    app.declarations.refused[rules::rule_family_of(checked.error->field, checked.error->item.has_value())].add();
     return answer(invalid_request(checked.error->message(), checked.error->item, checked.error->field, checked.error->reason));
+  }
   app.engine.declare(provider.name, catalog::make_declare_command(std::move(checked.items), std::move(digest)),
-                     catalog::write_completion{[answer](catalog::write_outcome o) { answer(declared_response(o)); },
+                     catalog::write_completion{[&app, answer](catalog::write_outcome o) { answer(declared_response(app, o)); },
                                                catalog::write_outcome::unavailable("the catalog is shutting down")});
 }
 
@@ -176,7 +190,10 @@ void check_and_declare(app_state& app, const std::string& body, const auth::prov
 void handle_declaration(app_state& app, request& req, const auth::provider_record& provider,
                         std::function<void(response)> reply) {
   // Admitted before the checks: the queue of declarations waiting for them is bounded too.
-  if (!admit(app)) return reply(overloaded());
+  if (!admit(app)) {
+    app.declarations.unavailable.add();
+    return reply(overloaded());
+  }
   auto body = std::make_shared<const std::string>(std::move(req.body()));
   boost::asio::post(app.checks, [&app, body, provider, reply = std::move(reply)]() mutable {
     // A heartbeat repeats the provider's last declaration byte for byte: recognised by its
@@ -185,7 +202,7 @@ void handle_declaration(app_state& app, request& req, const auth::provider_recor
     auto on_repeat = [&app, body, provider, digest, reply](catalog::write_outcome o) {
       if (o.state != catalog::write_outcome::status::not_a_repeat) {
         app.writes_in_flight.fetch_sub(1);
-        return reply(declared_response(o));
+        return reply(declared_response(app, o));
       }
       boost::asio::post(app.checks, [&app, body, provider, digest, reply] { check_and_declare(app, *body, provider, digest, reply); });
     };
@@ -212,7 +229,7 @@ void handle_settlement(app_state& app, const request& req, std::function<void(re
     reply(std::move(res));
   };
   app.settles.add(std::move(*event),
-                  catalog::settle_completion{done, catalog::settle_outcome::rejected("the catalog is shutting down")});
+                  catalog::settle_completion{done, catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "the catalog is shutting down")});
 }
 
 std::size_t bazaar_handler::max_body_limit() const {

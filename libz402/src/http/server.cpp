@@ -5,6 +5,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -22,29 +23,68 @@ using tcp = net::ip::tcp;
 constexpr std::size_t small_read_buffer = 4u << 10;    // a header and a settle body in one read
 constexpr std::size_t large_read_buffer = 256u << 10;  // large bodies in few reads
 
-class session : public std::enable_shared_from_this<session> {
+std::span<const std::string_view> handler::route_names() const {
+  static constexpr std::string_view all[] = {"all"};
+  return all;
+}
+
+std::size_t handler::route_index(std::string_view) const { return 0; }
+
+void responder::operator()(response res) const { session_->answer(seq_, std::move(res)); }
+
+namespace {
+
+using tls_stream = beast::ssl_stream<beast::tcp_stream>;
+
+template <class Stream>
+class basic_session final : public session, public std::enable_shared_from_this<basic_session<Stream>> {
+  static constexpr bool is_tls = std::is_same_v<Stream, tls_stream>;
+  using std::enable_shared_from_this<basic_session<Stream>>::shared_from_this;
+
  public:
-  session(tcp::socket socket, server& srv) : stream_(std::move(socket)), server_(srv) {
+  basic_session(tcp::socket socket, server& srv, std::shared_ptr<net::ssl::context> tls)
+      : tls_(std::move(tls)), stream_(make_stream(std::move(socket), tls_.get())), server_(srv) {
     buffer_.reserve(small_read_buffer);
   }
-  ~session() { server_.session_ended(); }
-
-  void start() {
-    beast::error_code ec;
-    stream_.socket().native_non_blocking(true, ec);  // for the gathered sendmsg
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_next(); });
+  ~basic_session() override {
+    if (auto* m = server_.options().metrics) {
+      m->requests_in_flight.add(-static_cast<std::int64_t>(slots_.size()));
+      m->connections_open.add(-1);
+    }
+    server_.session_ended();
   }
 
-  /// Drain: an idle connection (no request in progress, no answer pending) is closed now.
-  void close_if_idle() {
-    net::post(stream_.get_executor(), [self = shared_from_this()] {
+  void start() {
+    net::dispatch(lowest().get_executor(), [self = shared_from_this()] {
+      if constexpr (is_tls) {
+        self->lowest().expires_after(self->server_.options().read_timeout);
+        self->stream_.async_handshake(net::ssl::stream_base::server, [self](beast::error_code ec) {
+          if (ec) {
+            if (auto* m = self->server_.options().metrics) m->tls_handshake_failures.add();
+            return self->close();
+          }
+          self->read_next();
+        });
+      } else {
+        beast::error_code ec;
+        self->lowest().socket().native_non_blocking(true, ec);  // for the gathered sendmsg
+        self->read_next();
+      }
+    });
+  }
+
+  void answer(std::size_t seq, response res) override {
+    net::post(lowest().get_executor(),
+              [self = shared_from_this(), seq, res = std::move(res)]() mutable { self->fill(seq, std::move(res)); });
+  }
+
+  void close_if_idle() override {
+    net::post(lowest().get_executor(), [self = shared_from_this()] {
       if (!self->in_request_ && self->slots_.empty()) self->close();
     });
   }
 
  private:
-  friend class responder;
-
   // One answer in request order; writes fill theirs later.
   struct slot {
     std::optional<response> res;
@@ -53,6 +93,13 @@ class session : public std::enable_shared_from_this<session> {
     std::chrono::steady_clock::time_point started;
     bool keep_alive = true;
   };
+
+  static Stream make_stream(tcp::socket socket, net::ssl::context* tls) {
+    if constexpr (is_tls) return Stream{std::move(socket), *tls};
+    else return Stream{std::move(socket)};
+  }
+
+  beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
 
   void read_next() {
     if (closing_ || slots_.size() >= server_.options().pipeline_limit || reading_) return;
@@ -63,7 +110,7 @@ class session : public std::enable_shared_from_this<session> {
     // handler has seen it: parse under the largest limit, apply the request's own in on_header.
     parser_->body_limit(server_.handler().max_body_limit());
     // One deadline for the whole request; the body read re-arms it only when there is a body.
-    stream_.expires_after(slots_.empty() && !first_ ? server_.options().idle_timeout : server_.options().read_timeout);
+    lowest().expires_after(slots_.empty() && !first_ ? server_.options().idle_timeout : server_.options().read_timeout);
     first_ = false;
     bhttp::async_read_header(stream_, buffer_, *parser_,
                              [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
@@ -93,7 +140,7 @@ class session : public std::enable_shared_from_this<session> {
     // it shrinks back when the request is done (a thousand idle connections stay small).
     if (auto length = parser_->content_length(); length && *length > buffer_.capacity())
       buffer_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*length, large_read_buffer)));
-    stream_.expires_after(server_.options().read_timeout);
+    lowest().expires_after(server_.options().read_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
   }
@@ -144,6 +191,7 @@ class session : public std::enable_shared_from_this<session> {
   }
 
   std::size_t reserve_bare(std::string method, std::string target, bool keep_alive) {
+    if (auto* m = server_.options().metrics) m->requests_in_flight.add(1);
     slots_.push_back({std::nullopt, std::move(method), std::move(target), started_, keep_alive});
     if (!keep_alive) closing_ = true;
     return first_seq_ + slots_.size() - 1;
@@ -161,8 +209,11 @@ class session : public std::enable_shared_from_this<session> {
     if (writing_ || slots_.empty() || !slots_.front().res) return;
     writing_ = true;
     auto& res = *slots_.front().res;
-    if (!res.body().pieces.empty()) return write_gathered(res);
-    stream_.expires_after(server_.options().read_timeout);
+    if (!res.body().pieces.empty()) {
+      if constexpr (is_tls) return write_flattened(res);
+      else return write_gathered(res);
+    }
+    lowest().expires_after(server_.options().read_timeout);
     bhttp::async_write(stream_, res,
                        [self = shared_from_this()](beast::error_code ec, std::size_t bytes) { self->on_write(ec, bytes); });
   }
@@ -171,11 +222,27 @@ class session : public std::enable_shared_from_this<session> {
   // once: Linux takes up to 1024 per call, where Asio would split them into calls of 64 and
   // Beast walk the sequence again for each. It waits for writability only when the socket is
   // full, under the same deadline as any write.
-  void write_gathered(const response& res) {
+  void write_head(const response& res) {
     gather_head_.assign("HTTP/1.1 ").append(std::to_string(res.result_int())).append(" ");
     gather_head_.append(res.reason()).append("\r\n");
     for (auto& f : res.base()) gather_head_.append(f.name_string()).append(": ").append(f.value()).append("\r\n");
     gather_head_.append("\r\n");
+  }
+
+  // Over TLS every byte is copied into records anyway: one contiguous buffer (its capacity
+  // kept by the connection) lets OpenSSL fill 16 KiB records instead of one per piece.
+  void write_flattened(const response& res) {
+    write_head(res);
+    auto& body = res.body();
+    gather_head_.append(body.data(), body.size());
+    for (auto& p : body.pieces) gather_head_.append(static_cast<const char*>(p.data()), p.size());
+    gather_head_.append(body.suffix);
+    net::async_write(stream_, net::buffer(gather_head_),
+                     [self = shared_from_this()](beast::error_code ec, std::size_t bytes) { self->on_write(ec, bytes); });
+  }
+
+  void write_gathered(const response& res) {
+    write_head(res);
     auto& body = res.body();
     iov_.clear();
     auto add = [&](const void* data, std::size_t size) {
@@ -196,14 +263,14 @@ class session : public std::enable_shared_from_this<session> {
       msghdr msg{};
       msg.msg_iov = iov_.data() + iov_at_;
       msg.msg_iovlen = std::min(iov_.size() - iov_at_, max_iov);
-      auto n = ::sendmsg(stream_.socket().native_handle(), &msg, MSG_NOSIGNAL);
+      auto n = ::sendmsg(lowest().socket().native_handle(), &msg, MSG_NOSIGNAL);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
         write_deadline_.expires_after(server_.options().read_timeout);
         write_deadline_.async_wait([self = shared_from_this()](beast::error_code ec) {
-          if (!ec) self->stream_.socket().cancel();  // a reader too slow for the deadline
+          if (!ec) self->lowest().socket().cancel();  // a reader too slow for the deadline
         });
-        return stream_.socket().async_wait(tcp::socket::wait_write, [self = shared_from_this()](beast::error_code ec) {
+        return lowest().socket().async_wait(tcp::socket::wait_write, [self = shared_from_this()](beast::error_code ec) {
           self->write_deadline_.cancel();
           if (ec) return self->on_write(ec, self->gather_sent_);
           self->send_gathered();
@@ -226,8 +293,15 @@ class session : public std::enable_shared_from_this<session> {
   void on_write(beast::error_code ec, std::size_t bytes) {
     writing_ = false;
     auto& s = slots_.front();
-    server_.log().record(s.method, s.target, s.res->result_int(), bytes, std::chrono::steady_clock::now() - s.started);
+    auto took = std::chrono::steady_clock::now() - s.started;
+    server_.log().record(s.method, s.target, s.res->result_int(), bytes, took);
+    if (auto* m = server_.options().metrics) {
+      m->request_done(server_.handler().route_index(path_of(s.target)), s.res->result_int(), took);
+      m->requests_in_flight.add(-1);
+    }
     bool keep_alive = s.keep_alive;
+    // A flattened TLS page is large: an idle connection does not keep its buffer.
+    if (gather_head_.capacity() > small_read_buffer) std::string{}.swap(gather_head_);
     slots_.pop_front();
     ++first_seq_;
     if (ec || !keep_alive) return close();
@@ -240,11 +314,12 @@ class session : public std::enable_shared_from_this<session> {
   void close() {
     closing_ = true;
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.socket().close(ec);
+    lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+    lowest().socket().close(ec);
   }
 
-  beast::tcp_stream stream_;
+  std::shared_ptr<net::ssl::context> tls_;  // the certificate this connection was accepted with
+  Stream stream_;
   server& server_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
@@ -252,19 +327,16 @@ class session : public std::enable_shared_from_this<session> {
   std::size_t first_seq_ = 0;
   std::chrono::steady_clock::time_point started_{};
   std::optional<response> early_;  // an answer decided from the headers alone
-  std::string gather_head_;         // the gathered answer being written: its header,
+  std::string gather_head_;         // the gathered answer being written: its header (over TLS, all of it),
   std::vector<iovec> iov_;          // what is left of it,
   std::size_t iov_at_ = 0, gather_sent_ = 0;
-  net::steady_timer write_deadline_{stream_.get_executor()};
+  net::steady_timer write_deadline_{lowest().get_executor()};
   bool reading_ = false, writing_ = false, in_request_ = false, closing_ = false, first_ = true;
 };
 
-void responder::operator()(response res) const {
-  net::post(session_->stream_.get_executor(),
-            [s = session_, seq = seq_, res = std::move(res)]() mutable { s->fill(seq, std::move(res)); });
-}
+}  // namespace
 
-server::server(net::io_context& ioc, server_options options, http::handler& h, access_log& log)
+server::server(net::io_context& ioc, server_options options, http::handler& h, const access_log& log)
     : ioc_(ioc),
       options_(std::move(options)),
       handler_(h),
@@ -293,16 +365,25 @@ void server::accept() {
     }
     if (draining_) return;
     socket.set_option(tcp::no_delay(true), ec);
-    auto s = std::make_shared<session>(std::move(socket), *this);
-    ++live_sessions_;
-    {
-      std::lock_guard<std::mutex> guard{sessions_mutex_};
-      std::erase_if(sessions_, [](auto& w) { return w.expired(); });
-      sessions_.push_back(s);
-    }
-    s->start();
+    if (options_.tls) start_session(std::make_shared<basic_session<tls_stream>>(std::move(socket), *this, options_.tls->current()));
+    else start_session(std::make_shared<basic_session<beast::tcp_stream>>(std::move(socket), *this, nullptr));
     accept();
   });
+}
+
+template <class Session>
+void server::start_session(std::shared_ptr<Session> s) {
+  ++live_sessions_;
+  if (options_.metrics) {
+    options_.metrics->connections_open.add(1);
+    options_.metrics->connections_accepted.add();
+  }
+  {
+    std::lock_guard<std::mutex> guard{sessions_mutex_};
+    std::erase_if(sessions_, [](auto& w) { return w.expired(); });
+    sessions_.push_back(s);
+  }
+  s->start();
 }
 
 void server::drain(std::function<void()> on_drained) {

@@ -42,7 +42,7 @@ struct outcome_log {
   void note(const catalog_link_options& link, const std::string& what, const std::string& outcome) {
     if (outcome == last) return;
     last = outcome;
-    if (link.log) link.log(what + ": " + outcome);
+    link.log.with_component("kit.catalog_link").info(what + ": " + outcome);
   }
 };
 

@@ -76,8 +76,9 @@ function spawnListening(file, args, listening, what) {
 
 /** Starts `serve` and resolves once it listens: {url, port, child, log(), exited}. */
 export async function startServer(dataDir, extra = []) {
-  const { match, ...started } = await spawnListening(binary, ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, ...extra],
-    /listening on (http:\/\/127\.0\.0\.1:(\d+)) with /, "server");
+  const listen = extra.includes("--listen") ? [] : ["--listen", "127.0.0.1:0"];
+  const { match, ...started } = await spawnListening(binary, ["serve", ...listen, "--data-dir", dataDir, ...extra],
+    /listening on (https?:\/\/127\.0\.0\.1:(\d+)) with /, "server");
   return { url: match[1], port: Number(match[2]), ...started };
 }
 
@@ -130,7 +131,7 @@ export const demoBinary = process.env.Z402_DEMO;
 /** Starts z402-demo-service; resolves once it listens: {url, child, log(), exited}. */
 export async function startDemo(args) {
   if (!demoBinary) throw new Error("Z402_DEMO must name the built z402-demo-service (ctest sets it)");
-  const { match, ...started } = await spawnListening(demoBinary, args, /listening on (http:\/\/127\.0\.0\.1:\d+) as /, "demo");
+  const { match, ...started } = await spawnListening(demoBinary, args, /listening on (https?:\/\/127\.0\.0\.1:\d+) as /, "demo");
   return { url: match[1], ...started };
 }
 

@@ -2,6 +2,8 @@
 // Provider records (catalog.md §1): name, payTo and the SHA-256 of the one API key, in their
 // own file beside the catalog (never lost to a catalog rebuild). The CLI edits the file under
 // a lock; a running server re-reads it when it changes (key_store::reload).
+#include "z402/telemetry/log.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
@@ -61,7 +63,8 @@ struct keyring_change {
 /// The server's view of the keyring: swapped atomically, reloaded when the file changes.
 class key_store {
  public:
-  explicit key_store(std::filesystem::path file);
+  /// `log` hears when a changed file cannot be read (the previous keys stay in force).
+  key_store(std::filesystem::path file, telemetry::logger log);
 
   /// Re-reads the file if its size, mtime or inode changed. A malformed file keeps the
   /// previous keyring (and logs once).
@@ -76,6 +79,7 @@ class key_store {
 
  private:
   std::filesystem::path file_;
+  telemetry::logger log_;
   std::string stamp_;
   std::atomic<std::shared_ptr<const keyring>> current_;
 };

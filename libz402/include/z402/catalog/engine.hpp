@@ -28,6 +28,7 @@ struct engine_options {
   /// fsync blocks, so PERSISTENCE runs on a thread of its own; deterministic tests turn it off.
   bool persistence_thread = true;
   std::vector<item_record> initial;    // loaded from disk
+  telemetry::logger log;               // where the actors' lines go (e.g. "catalog not saved")
 };
 
 class engine {
@@ -62,6 +63,10 @@ class engine {
   /// collects events, like the HTTP layer within one turn of its event loop, saves a mailbox
   /// hand-off and a wake-up per event.
   void settle(settle_batch events, settle_answers answers);
+
+  /// Writes the catalog file now and waits (at most 10 s) for the answer: a clean stop.
+  /// Whether the newest snapshot is on disk.
+  bool flush();
 
   /// The provider was removed: its items leave the catalog.
   void forget_provider(const std::string& provider);

@@ -1,19 +1,35 @@
 #pragma once
 // What every catalog actor shares: limits, the rail's terms, the wall clock, the listing-order
-// counter and the counters an operator reads on /health.
+// counter, the log and the counters an operator reads on /health and /metrics.
+#include "z402/catalog/messages.hpp"
 #include "z402/catalog/wall_clock.hpp"
 #include "z402/config/catalog_limits.hpp"
 #include "z402/config/rail_terms.hpp"
+#include "z402/telemetry/log.hpp"
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 
 namespace z402::catalog {
 
+/// Written by the actors (relaxed atomics: each is a count, nothing is ordered by them), read
+/// by /health and /metrics from any thread.
 struct catalog_stats {
   std::atomic<std::uint64_t> settles_counted{0};
-  std::atomic<std::uint64_t> settles_rejected{0};
+  std::array<std::atomic<std::uint64_t>, settle_rejection_count> settles_rejected_by{};
+  std::atomic<std::int64_t> last_saved_ms{0};  // Unix ms of the last successful catalog file write; 0: none yet
+  std::atomic<std::uint64_t> save_failures{0};
+
+  void count_rejection(settle_rejection cause) {
+    settles_rejected_by[static_cast<std::size_t>(cause)].fetch_add(1, std::memory_order_relaxed);
+  }
+  std::uint64_t settles_rejected() const {
+    std::uint64_t n = 0;
+    for (auto& c : settles_rejected_by) n += c.load(std::memory_order_relaxed);
+    return n;
+  }
 };
 
 struct engine_context {
@@ -24,6 +40,7 @@ struct engine_context {
   /// Source of item_record::seq: an item keeps its place in the listing for its whole life.
   std::shared_ptr<std::atomic<std::uint64_t>> next_seq = std::make_shared<std::atomic<std::uint64_t>>(1);
   std::shared_ptr<catalog_stats> stats = std::make_shared<catalog_stats>();
+  telemetry::logger log;  // the embedding program's sink; none: nothing is logged
 };
 
 }  // namespace z402::catalog

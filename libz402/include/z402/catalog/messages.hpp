@@ -88,13 +88,30 @@ struct item_change {
 };
 
 /// The catalog's answer to a settle, as EXTENSION-RESPONSES carries it.
+/// Why a settle event was not catalogued, as a stable code (metrics count by it; the reason
+/// text says which field and which rule, and may name a payTo, so it is never a label).
+enum class settle_rejection : std::uint8_t {
+  invalid_body,      // the body names no payee or resource, or a field breaks a rule
+  unknown_payee,     // no provider has this payTo
+  not_declared,      // the provider declares and no declared item matches
+  payment_item_cap,  // the provider's payment-only items are at their limit
+  invalid_echo,      // echoed metadata breaks a declaration rule
+  catalog_full,      // a new payment-only item does not fit the global budgets
+  unavailable,       // the catalog is stopping or an actor is gone
+};
+inline constexpr std::size_t settle_rejection_count = 7;
+std::string_view to_string(settle_rejection r);
+
 struct settle_outcome {
   enum class status { success, rejected };
   status state = status::rejected;
-  std::string reason;  // rejected: which field, which rule
+  settle_rejection cause = settle_rejection::unavailable;  // rejected only
+  std::string reason;                                      // rejected: which field, which rule
 
-  static settle_outcome success() { return {status::success, {}}; }
-  static settle_outcome rejected(std::string why) { return {status::rejected, std::move(why)}; }
+  static settle_outcome success() { return {status::success, {}, {}}; }
+  static settle_outcome rejected(settle_rejection cause, std::string why) {
+    return {status::rejected, cause, std::move(why)};
+  }
 };
 
 using settle_completion = completion<settle_outcome>;

@@ -57,6 +57,7 @@ struct snapshot {
   item_list items;          // listing order
   std::size_t bytes = 0;    // sum of the items' serialised sizes
   std::size_t providers = 0;
+  std::int64_t published_ms = 0;  // wall clock, Unix ms
   std::shared_ptr<const content_indexes> indexes = std::make_shared<const content_indexes>();
 
   const search::index& search_index_of() const { return indexes->search(items); }

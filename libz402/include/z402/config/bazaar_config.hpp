@@ -22,14 +22,18 @@ struct bazaar_config {
   std::size_t io_threads = 2;
   std::size_t actor_threads = 1;
   bool access_log = true;
+  bool metrics = true;                   // GET /metrics
+  std::filesystem::path tls_certificate;  // both set: HTTPS (PEM chain and key)
+  std::filesystem::path tls_key;
 };
 
 /// Parses "HOST:PORT" into the config. nullopt on success, else the reason.
 std::optional<std::string> set_listen(bazaar_config& cfg, std::string_view host_port);
 
 /// Applies a JSON config file over `cfg`. nullopt on success, else the reason (naming the key).
-/// Keys: listen, terms, allowHttpResources, ioThreads, actorThreads, accessLog,
-/// limits.{maxItemsPerProvider,maxItems,maxCatalogBytes,maxPaymentItemsPerProvider,retentionSeconds}.
+/// Keys: listen, terms, allowHttpResources, ioThreads, actorThreads, accessLog, metrics,
+/// tls.{certificate,key}, limits.{maxItemsPerProvider,maxItems,maxCatalogBytes,
+/// maxPaymentItemsPerProvider,retentionSeconds}. Relative TLS paths are relative to the file.
 std::optional<std::string> apply_config_file(bazaar_config& cfg, const std::filesystem::path& file);
 
 }  // namespace z402::config

@@ -1,24 +1,24 @@
 #pragma once
-// One line per request: method, path, status, bytes, duration. Never the query string (what an
-// agent looks for stays private) and never a header value (keys).
+// One record per request through the program's log sink (component "http.access"): method,
+// path, status, bytes, duration. Never the query string (what an agent looks for stays
+// private) and never a header value (keys).
+#include "z402/telemetry/log.hpp"
+
 #include <chrono>
-#include <cstdio>
-#include <mutex>
 #include <string_view>
 
 namespace z402::http {
 
 class access_log {
  public:
-  /// `out` may be null: logging off. The stream is block-buffered; `flush` runs periodically.
-  explicit access_log(std::FILE* out);
+  /// A logger without a sink: logging off.
+  explicit access_log(telemetry::logger log) : log_(log.with_component("http.access")) {}
   void record(std::string_view method, std::string_view target, unsigned status, std::size_t bytes,
-              std::chrono::steady_clock::duration took);
-  void flush();
+              std::chrono::steady_clock::duration took) const;
+  void flush() const { log_.flush(); }
 
  private:
-  std::FILE* out_;
-  std::mutex mutex_;
+  telemetry::logger log_;
 };
 
 /// The path of a request target, without query string or fragment.

@@ -6,10 +6,20 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string_view>
 
 namespace z402::http {
 
-class session;
+/// A connection, as answers reach it (the server's sessions, over TCP or TLS, implement it).
+class session {
+ public:
+  virtual ~session() = default;
+  /// Fills answer slot `seq`, from any thread.
+  virtual void answer(std::size_t seq, response res) = 0;
+  /// Drain: closes the connection when it has no request in progress and no answer pending.
+  virtual void close_if_idle() = 0;
+};
 
 /// Fills one pipelined answer slot later, from any thread. Copyable (holds the connection
 /// alive); the first call answers, the answer is written in request order.
@@ -39,6 +49,10 @@ class handler {
   /// The whole request (the handler may take its body). Returns the answer, or nothing when
   /// `reply` will be called later.
   virtual std::optional<response> on_request(request& req, const responder& reply) = 0;
+  /// The fixed names under which requests are counted, and which one a path counts under
+  /// (metrics labels: a small set, never a raw path).
+  virtual std::span<const std::string_view> route_names() const;
+  virtual std::size_t route_index(std::string_view path) const;
 };
 
 }  // namespace z402::http

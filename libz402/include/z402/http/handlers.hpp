@@ -6,7 +6,10 @@
 #include "z402/config/rail_terms.hpp"
 #include "z402/http/handler.hpp"
 #include "z402/http/search_query.hpp"
+#include "z402/http/server_metrics.hpp"
 #include "z402/http/settle_batcher.hpp"
+#include "z402/rules/rule_family.hpp"
+#include "z402/telemetry/metrics.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/beast/http.hpp>
@@ -19,6 +22,13 @@
 #include <variant>
 
 namespace z402::http {
+
+/// Declarations by outcome, for /metrics.
+struct declaration_metrics {
+  telemetry::counter accepted;     // 200, heartbeats included
+  telemetry::counter unavailable;  // 503: overloaded or the catalog is stopping
+  std::array<telemetry::counter, rules::rule_families.size()> refused;  // 400, by rule family
+};
 
 /// What the handlers share.
 struct app_state {
@@ -41,9 +51,17 @@ struct app_state {
   std::size_t read_body_limit = 4u << 10;          // GET bodies are not used
   std::size_t declaration_body_limit = 17u << 20;  // 128 items of up to 128 KiB, plus framing
   std::size_t settlement_body_limit = 256u << 10;  // one payment with its echoed bazaar extension
+  /// GET /metrics: off, the route answers 404. The front end counts into `http_metrics`.
+  bool metrics_enabled = true;
+  const server_metrics* http_metrics = nullptr;
+  declaration_metrics declarations;
 };
 
-enum class route { health, resources, search, resource, declarations, settled, web, not_found };
+enum class route { health, resources, search, resource, declarations, settled, metrics, web, not_found };
+
+/// The metrics label of each route, in the order of `route`.
+inline constexpr std::string_view route_names[] = {"health",  "resources", "search", "resource", "declarations",
+                                                   "settled", "metrics",   "web",    "not_found"};
 
 route route_of(std::string_view path);
 
@@ -57,7 +75,7 @@ std::string_view allowed_methods(route r);
 std::optional<response> screen(app_state& app, const request_header& req, route r,
                                std::optional<auth::provider_record>& writer);
 
-/// GET /health, /discovery/resources, /discovery/search and /discovery/resource.
+/// GET /health, /metrics, /discovery/resources, /discovery/search and /discovery/resource.
 response handle_read(app_state& app, const request& req, route r);
 
 /// POST /discovery/declarations; `reply` runs once, on the engine's thread or this one.
@@ -75,6 +93,8 @@ class bazaar_handler final : public handler {
   std::size_t max_body_limit() const override;
   header_verdict on_header(const request_header& req) override;
   std::optional<response> on_request(request& req, const responder& reply) override;
+  std::span<const std::string_view> route_names() const override { return http::route_names; }
+  std::size_t route_index(std::string_view path) const override { return static_cast<std::size_t>(route_of(path)); }
 
  private:
   app_state& app_;

@@ -1,8 +1,11 @@
 #pragma once
 // The Beast front end: one strand per connection, bounded and ordered pipelining (writes
 // complete asynchronously), header/body limits, timeouts, and a graceful drain on shutdown.
+// Plain HTTP or HTTPS (tls set): the same session code over a TCP or a TLS stream.
 #include "z402/http/access_log.hpp"
 #include "z402/http/handler.hpp"
+#include "z402/http/server_metrics.hpp"
+#include "z402/http/tls.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -25,13 +28,13 @@ struct server_options {
   std::chrono::seconds idle_timeout{60};              // between keep-alive requests
   std::size_t pipeline_limit = 16;
   std::chrono::seconds drain_deadline{5};
+  std::shared_ptr<tls_certificates> tls;  // set: every connection speaks TLS first
+  server_metrics* metrics = nullptr;      // set: requests and connections are counted there
 };
-
-class session;
 
 class server {
  public:
-  server(boost::asio::io_context& ioc, server_options options, handler& h, access_log& log);
+  server(boost::asio::io_context& ioc, server_options options, handler& h, const access_log& log);
 
   /// Binds and starts accepting. Throws boost::system::system_error when it cannot bind.
   void start();
@@ -44,18 +47,20 @@ class server {
 
   // For sessions.
   http::handler& handler() { return handler_; }
-  access_log& log() { return log_; }
+  const access_log& log() const { return log_; }
   const server_options& options() const { return options_; }
   bool draining() const { return draining_.load(); }
   void session_ended();
 
  private:
   void accept();
+  template <class Session>
+  void start_session(std::shared_ptr<Session> s);
 
   boost::asio::io_context& ioc_;
   server_options options_;
   http::handler& handler_;
-  access_log& log_;
+  const access_log& log_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer accept_pause_;  // after an accept error
   std::uint16_t bound_port_ = 0;

@@ -3,6 +3,7 @@
 // absent catalog never holds up the service: the declaration heartbeat and the settle
 // reporter. Both log one line each time the outcome changes, never the key.
 #include "z402/kit/paid_service.hpp"
+#include "z402/telemetry/log.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
@@ -27,7 +28,7 @@ struct catalog_link_options {
   std::string key;            // provider key (heartbeat) or settle key (reporter)
   std::chrono::milliseconds timeout{10'000};  // per call
   bool verify_tls = true;
-  std::function<void(const std::string&)> log;  // one line, no newline
+  telemetry::logger log;  // one record per change of outcome; no sink: silent
 };
 
 struct heartbeat_options {

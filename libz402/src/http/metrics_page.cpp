@@ -1,0 +1,69 @@
+#include "z402/http/metrics_page.hpp"
+
+#include "z402/version.hpp"
+
+#include <boost/version.hpp>
+#include <caf/config.hpp>
+#include <openssl/opensslv.h>
+
+namespace z402::http {
+namespace {
+
+double seconds_of(std::int64_t ms) { return static_cast<double>(ms) / 1000.0; }
+
+void catalog_metrics(const app_state& app, telemetry::prometheus_text& out) {
+  auto snap = app.engine.snapshots().load();
+  out.family("z402_catalog_items", "gauge", "Items in the published catalog.");
+  out.sample("z402_catalog_items", {}, static_cast<std::uint64_t>(snap->items.size()));
+  out.family("z402_catalog_bytes", "gauge", "Serialised size of the published catalog's items.");
+  out.sample("z402_catalog_bytes", {}, static_cast<std::uint64_t>(snap->bytes));
+  out.family("z402_catalog_providers_listed", "gauge", "Providers with at least one item listed.");
+  out.sample("z402_catalog_providers_listed", {}, static_cast<std::uint64_t>(snap->providers));
+  out.family("z402_providers", "gauge", "Providers registered (with a key).");
+  out.sample("z402_providers", {}, static_cast<std::uint64_t>(app.keys.current()->providers.size()));
+  out.family("z402_snapshot_version", "gauge", "Version of the published snapshot (a publication adds one).");
+  out.sample("z402_snapshot_version", {}, snap->version);
+  out.family("z402_snapshot_published_timestamp_seconds", "gauge", "When the published snapshot was made, Unix time.");
+  out.sample("z402_snapshot_published_timestamp_seconds", {}, seconds_of(snap->published_ms));
+
+  auto& d = app.declarations;
+  out.family("z402_declarations_total", "counter", "Declarations answered, by outcome (refused: by rule family).");
+  out.sample("z402_declarations_total", {{"outcome", "accepted"}, {"family", ""}}, d.accepted.value());
+  out.sample("z402_declarations_total", {{"outcome", "unavailable"}, {"family", ""}}, d.unavailable.value());
+  for (std::size_t f = 0; f < rules::rule_families.size(); ++f)
+    out.sample("z402_declarations_total", {{"outcome", "refused"}, {"family", rules::rule_families[f]}}, d.refused[f].value());
+
+  auto& stats = *app.engine.context().stats;
+  out.family("z402_settles_total", "counter", "Settle events, counted or rejected (by reason).");
+  out.sample("z402_settles_total", {{"outcome", "counted"}, {"reason", ""}},
+             stats.settles_counted.load(std::memory_order_relaxed));
+  for (std::size_t r = 0; r < catalog::settle_rejection_count; ++r)
+    out.sample("z402_settles_total",
+               {{"outcome", "rejected"}, {"reason", catalog::to_string(static_cast<catalog::settle_rejection>(r))}},
+               stats.settles_rejected_by[r].load(std::memory_order_relaxed));
+
+  out.family("z402_persistence_last_success_timestamp_seconds", "gauge",
+             "When the catalog file was last written successfully, Unix time (0: not yet in this run).");
+  out.sample("z402_persistence_last_success_timestamp_seconds", {}, seconds_of(stats.last_saved_ms.load(std::memory_order_relaxed)));
+  out.family("z402_persistence_failures_total", "counter", "Catalog file writes that failed.");
+  out.sample("z402_persistence_failures_total", {}, stats.save_failures.load(std::memory_order_relaxed));
+}
+
+}  // namespace
+
+response metrics_response(const app_state& app) {
+  telemetry::prometheus_text out;
+  out.family("z402_build_info", "gauge", "The build: z402's version and the libraries it was built with.");
+  out.sample("z402_build_info",
+             {{"version", z402::version()}, {"caf", std::to_string(CAF_VERSION)}, {"boost", BOOST_LIB_VERSION},
+              {"openssl", OPENSSL_VERSION_STR}},
+             std::uint64_t{1});
+  catalog_metrics(app, out);
+  if (app.http_metrics) app.http_metrics->render(out);
+  auto res = json_response(200, out.text());
+  res.set(bhttp::field::content_type, telemetry::prometheus_text::content_type);
+  res.set(bhttp::field::cache_control, "no-store");
+  return res;
+}
+
+}  // namespace z402::http

@@ -1,0 +1,99 @@
+#include "z402/http/tls.hpp"
+
+#include <openssl/ssl.h>
+#include <sys/stat.h>
+
+#include <stdexcept>
+
+namespace z402::http {
+namespace {
+
+namespace ssl = boost::asio::ssl;
+
+// ALPN (RFC 7301): this server speaks HTTP/1.1 only. A client that offers protocols but not
+// http/1.1 (h2 alone) is refused with no_application_protocol rather than spoken to in a
+// protocol it did not ask for; a client that offers none gets HTTP/1.1.
+int select_http11(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in, unsigned int inlen,
+                  void*) {
+  static const unsigned char http11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+  unsigned char* selected = nullptr;
+  if (SSL_select_next_proto(&selected, outlen, http11, sizeof http11, in, inlen) != OPENSSL_NPN_NEGOTIATED)
+    return SSL_TLSEXT_ERR_ALERT_FATAL;
+  *out = selected;
+  return SSL_TLSEXT_ERR_OK;
+}
+
+void refuse_readable_key(const std::filesystem::path& key) {
+  struct stat st {};
+  if (::stat(key.c_str(), &st) != 0) throw std::runtime_error("cannot read the TLS key " + key.string());
+  if (st.st_mode & (S_IROTH | S_IWOTH)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    throw std::runtime_error("the TLS key " + key.string() + " is readable by others (mode " + mode +
+                             "); chmod o-rwx it");
+  }
+}
+
+std::string openssl_reason() {
+  auto code = ERR_get_error();
+  ERR_clear_error();
+  if (!code) return "not a valid PEM file";
+  char buf[256];
+  ERR_error_string_n(code, buf, sizeof buf);
+  return buf;
+}
+
+}  // namespace
+
+std::shared_ptr<ssl::context> make_server_context(const tls_files& files) {
+  refuse_readable_key(files.key);
+  auto ctx = std::make_shared<ssl::context>(ssl::context::tls_server);
+  auto* h = ctx->native_handle();
+  SSL_CTX_set_min_proto_version(h, TLS1_2_VERSION);
+  SSL_CTX_set_max_proto_version(h, TLS1_3_VERSION);
+  SSL_CTX_set_options(h, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION);
+  // TLS 1.2: forward-secret AEAD suites only (TLS 1.3's suites are all of that kind).
+  SSL_CTX_set_cipher_list(h, "ECDHE+AESGCM:ECDHE+CHACHA20");
+  ERR_clear_error();
+  if (SSL_CTX_use_certificate_chain_file(h, files.certificate.c_str()) != 1)
+    throw std::runtime_error("cannot load the TLS certificate " + files.certificate.string() + ": " + openssl_reason());
+  if (SSL_CTX_use_PrivateKey_file(h, files.key.c_str(), SSL_FILETYPE_PEM) != 1)
+    throw std::runtime_error("cannot load the TLS key " + files.key.string() + ": " + openssl_reason());
+  if (SSL_CTX_check_private_key(h) != 1)
+    throw std::runtime_error("the TLS key " + files.key.string() + " does not match the certificate " +
+                             files.certificate.string());
+  SSL_CTX_set_alpn_select_cb(h, select_http11, nullptr);
+  return ctx;
+}
+
+tls_certificates::tls_certificates(tls_files files, telemetry::logger log)
+    : files_(std::move(files)), log_(log.with_component("http.tls")), stamp_(stamp()), current_(make_server_context(files_)) {}
+
+std::string tls_certificates::stamp() const {
+  std::string s;
+  for (auto* p : {&files_.certificate, &files_.key}) {
+    struct stat st {};
+    if (::stat(p->c_str(), &st) != 0) return {};
+    s += std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec) + ";";
+  }
+  return s;
+}
+
+bool tls_certificates::reload(bool force) {
+  auto now = stamp();
+  if (!force && now == stamp_) return false;
+  // Files replaced one after the other (certificate, then key) may be caught in between: the
+  // check that the key matches refuses that state, and the next change retries.
+  stamp_ = now;
+  try {
+    current_.store(make_server_context(files_), std::memory_order_release);
+  } catch (const std::exception& e) {
+    log_.error("keeping the previous TLS certificate", {{"reason", e.what()}});
+    return false;
+  }
+  log_.info("TLS certificate loaded", {{"certificate", files_.certificate.string()}});
+  return true;
+}
+
+}  // namespace z402::http
