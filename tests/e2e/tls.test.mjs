@@ -70,7 +70,7 @@ function requestOn(socket, path) {
 }
 
 test("curl and node's fetch read the catalog over HTTPS, HTTP/1.1 negotiated by ALPN", () => {
-  const url = `https://localhost:${server.port}/discovery/resources`;
+  const url = `https://127.0.0.1:${server.port}/discovery/resources`;
   const r = curl(["--cacert", ca, "-o", "/dev/null", "-w", "%{http_code} %{http_version} %{ssl_verify_result}", url]);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, "200 1.1 0");
@@ -79,7 +79,7 @@ test("curl and node's fetch read the catalog over HTTPS, HTTP/1.1 negotiated by 
 });
 
 test("TLS 1.2 and 1.3 are spoken; 1.1 and 1.0 are refused", () => {
-  const url = `https://localhost:${server.port}/health`;
+  const url = `https://127.0.0.1:${server.port}/health`;
   for (const v of ["1.2", "1.3"]) {
     const r = curl(["--cacert", ca, `--tlsv${v}`, "--tls-max", v, "-o", "/dev/null", "-w", "%{http_code}", url]);
     assert.equal(r.stdout, "200", `TLS ${v}: ${r.stderr}`);
@@ -115,10 +115,10 @@ test("a server whose certificate has expired is refused by curl and by node", as
   const other = newDataDir();
   const s = await startServer(other, ["--tls-cert", expired.cert, "--tls-key", expired.key]);
   try {
-    const r = curl(["--cacert", ca, `https://localhost:${s.port}/health`]);
+    const r = curl(["--cacert", ca, `https://127.0.0.1:${s.port}/health`]);
     assert.equal(r.status, 60, r.stderr);
     assert.match(r.stderr, /expired/);
-    assert.equal(nodeFetch(`https://localhost:${s.port}/health`, ca), "error CERT_HAS_EXPIRED");
+    assert.equal(nodeFetch(`https://127.0.0.1:${s.port}/health`, ca), "error CERT_HAS_EXPIRED");
   } finally {
     await stopServer(s);
     removeDataDir(other);
@@ -152,7 +152,7 @@ test("a certificate that cannot be loaded keeps the previous one", async () => {
   writeFileSync(live.cert, "not a certificate\n");
   await sleep(700);
   assert.match(server.log(), /keeping the previous TLS certificate/);
-  const r = curl(["--cacert", ca, "-o", "/dev/null", "-w", "%{http_code}", `https://localhost:${server.port}/health`]);
+  const r = curl(["--cacert", ca, "-o", "/dev/null", "-w", "%{http_code}", `https://127.0.0.1:${server.port}/health`]);
   assert.equal(r.stdout, "200", r.stderr);
   replaceCert(second, live);
 });
@@ -187,7 +187,7 @@ test("the demo service serves its paid routes over HTTPS with the same option", 
   try {
     assert.match(demo.url, /^https:/);
     const port = demo.url.split(":").at(-1);
-    const r = curl(["--cacert", ca, "-o", "/dev/null", "-w", "%{http_code} %{http_version}", `https://localhost:${port}/v1/quote?symbol=ZEC`]);
+    const r = curl(["--cacert", ca, "-o", "/dev/null", "-w", "%{http_code} %{http_version}", `https://127.0.0.1:${port}/v1/quote?symbol=ZEC`]);
     assert.equal(r.stdout, "402 1.1", r.stderr);
   } finally {
     demo.child.kill("SIGTERM");

@@ -12,18 +12,6 @@ std::size_t cell_of_this_thread() {
   return mine;
 }
 
-std::uint64_t counter::value() const {
-  std::uint64_t n = 0;
-  for (auto& c : cells_) n += c.v.load(std::memory_order_relaxed);
-  return n;
-}
-
-std::int64_t gauge::value() const {
-  std::int64_t n = 0;
-  for (auto& c : cells_) n += c.v.load(std::memory_order_relaxed);
-  return n;
-}
-
 histogram::histogram(std::span<const std::chrono::nanoseconds> bounds) : size_(bounds.size()) {
   if (bounds.size() > max_buckets || !std::is_sorted(bounds.begin(), bounds.end()))
     throw std::invalid_argument("histogram: at most 15 ascending bounds");

@@ -18,31 +18,26 @@ inline constexpr std::size_t metric_cells = 8;
 /// This thread's cell: threads are numbered as they first count, modulo metric_cells.
 std::size_t cell_of_this_thread();
 
-/// Only goes up (Prometheus "counter").
-class counter {
+/// A number that threads add to, each in its own cell; value() sums the cells.
+template <class T>
+class summed {
  public:
-  void add(std::uint64_t n = 1) { cells_[cell_of_this_thread()].v.fetch_add(n, std::memory_order_relaxed); }
-  std::uint64_t value() const;
+  void add(T n = 1) { cells_[cell_of_this_thread()].v.fetch_add(n, std::memory_order_relaxed); }
+  T value() const {
+    T n = 0;
+    for (auto& c : cells_) n += c.v.load(std::memory_order_relaxed);
+    return n;
+  }
 
  private:
   struct alignas(64) cell {
-    std::atomic<std::uint64_t> v{0};
+    std::atomic<T> v{0};
   };
   std::array<cell, metric_cells> cells_{};
 };
 
-/// Goes up and down (Prometheus "gauge"), e.g. connections open.
-class gauge {
- public:
-  void add(std::int64_t n) { cells_[cell_of_this_thread()].v.fetch_add(n, std::memory_order_relaxed); }
-  std::int64_t value() const;
-
- private:
-  struct alignas(64) cell {
-    std::atomic<std::int64_t> v{0};
-  };
-  std::array<cell, metric_cells> cells_{};
-};
+using counter = summed<std::uint64_t>;  // only goes up (Prometheus "counter")
+using gauge = summed<std::int64_t>;     // goes up and down (Prometheus "gauge"), e.g. connections open
 
 /// Durations in fixed buckets (upper bounds, ascending); the sum is kept in nanoseconds.
 class histogram {
