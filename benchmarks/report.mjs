@@ -24,6 +24,16 @@ for (const limit of [100, 10]) {
   const z = wrk(`wrk-z402-limit${limit}.txt`), n = wrk(`wrk-nginx-limit${limit}.txt`);
   reads[`limit${limit}`] = { bodyBytes: num(`body_bytes_limit${limit}`), z402: z, nginx: n, ratio: z.rps / n.rps };
 }
+const gzipReads = {};
+for (const limit of [100, 10]) {
+  const z = wrk(`wrk-z402-gzip-limit${limit}.txt`), n = wrk(`wrk-nginx-gzip-limit${limit}.txt`);
+  gzipReads[`limit${limit}`] = { gzipBytes: num(`gzip_bytes_limit${limit}`), z402: z, nginx: n, ratio: z.rps / n.rps };
+}
+const tlsReads = {};
+for (const limit of [100, 10]) {
+  const z = wrk(`wrk-z402-tls-limit${limit}.txt`), n = wrk(`wrk-nginx-tls-limit${limit}.txt`);
+  tlsReads[`limit${limit}`] = { z402: z, nginx: n, ratio: z.rps / n.rps, costOfTls: z.rps / reads[`limit${limit}`].z402.rps };
+}
 const idle = load("load-idle.json"), write = load("load-write.json"), full = load("load-full.json"), settles = load("load-settle.json");
 const mb = (kb) => kb / 1024;
 const memory = {
@@ -35,6 +45,8 @@ for (const m of Object.values(memory)) m.peakRatio = (m.peakRssKb * 1024) / m.ca
 const targets = [
   ["list reads limit=100 vs nginx", reads.limit100.ratio, ">= 0.9x", reads.limit100.ratio >= 0.9, (v) => `${v.toFixed(2)}x`],
   ["list reads limit=10 vs nginx", reads.limit10.ratio, ">= 0.9x", reads.limit10.ratio >= 0.9, (v) => `${v.toFixed(2)}x`],
+  ["gzip'd list reads limit=100 vs nginx gzip_static", gzipReads.limit100.ratio, ">= 1.0x", gzipReads.limit100.ratio >= 1, (v) => `${v.toFixed(2)}x`],
+  ["gzip'd list reads limit=10 vs nginx gzip_static", gzipReads.limit10.ratio, ">= 1.0x", gzipReads.limit10.ratio >= 1, (v) => `${v.toFixed(2)}x`],
   ["reads under write load vs idle", write.list.perSecond / idle.list.perSecond, ">= 0.7x", write.list.perSecond / idle.list.perSecond >= 0.7, (v) => `${v.toFixed(2)}x`],
   ["read p99 under write load, 64 connections", write.list.p99Ms, "< 10 ms", write.list.p99Ms < 10, (v) => `${v.toFixed(2)} ms`],
   ["declaration visible to readers, p99", write.visibility?.p99Ms ?? NaN, "< 50 ms", (write.visibility?.p99Ms ?? Infinity) < 50, (v) => `${v.toFixed(2)} ms`],
@@ -65,6 +77,18 @@ const md = [
   `|---|---|---|---|---|---|---|`,
   ...Object.entries(reads).map(([k, r]) => `| ${k} | ${r.bodyBytes} | ${Math.round(r.z402.rps)} | ${r.z402.p99Ms.toFixed(2)} | ${Math.round(r.nginx.rps)} | ${r.nginx.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} |`),
   ``,
+  `### gzip'd, as node's fetch and browsers ask (Accept-Encoding: gzip; nginx gzip_static on the same compressed bytes)`,
+  ``,
+  `| page | gzip bytes | z402 req/s | z402 p99 ms | nginx req/s | nginx p99 ms | z402/nginx |`,
+  `|---|---|---|---|---|---|---|`,
+  ...Object.entries(gzipReads).map(([k, r]) => `| ${k} | ${r.gzipBytes} | ${Math.round(r.z402.rps)} | ${r.z402.p99Ms.toFixed(2)} | ${Math.round(r.nginx.rps)} | ${r.nginx.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} |`),
+  ``,
+  `### Over HTTPS (TLS 1.3, ECDSA P-256, keep-alive: wrk -t1 -c64; the same bodies)`,
+  ``,
+  `| page | z402 req/s | z402 p99 ms | nginx req/s | nginx p99 ms | z402/nginx | z402 TLS / z402 plain |`,
+  `|---|---|---|---|---|---|---|`,
+  ...Object.entries(tlsReads).map(([k, r]) => `| ${k} | ${Math.round(r.z402.rps)} | ${r.z402.p99Ms.toFixed(2)} | ${Math.round(r.nginx.rps)} | ${r.nginx.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${r.costOfTls.toFixed(2)} |`),
+  ``,
   `## 2. Reads under write load (z402-load, 64 readers paging limit=100)`,
   ``,
   ...loadTable("Reads alone", idle),
@@ -91,5 +115,5 @@ const md = [
 ];
 mkdirSync(results, { recursive: true });
 writeFileSync(join(results, "latest.md"), md.join("\n") + "\n");
-writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, underWriteLoad: { idle, write }, settlesAlone: settles, engine, memory, fullCatalogLoad: full,
+writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, gzipReads, tlsReads, underWriteLoad: { idle, write }, settlesAlone: settles, engine, memory, fullCatalogLoad: full,
   targets: targets.map(([name, value, aim, met]) => ({ name, value, aim, met })) }, null, 2) + "\n");

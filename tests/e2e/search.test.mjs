@@ -105,3 +105,39 @@ test("reads carry an ETag, answer If-None-Match with 304, and gzip when accepted
     (res) => { res.resume(); res.on("end", () => resolve(res.headers)); }).end());
   assert.equal(refused["content-encoding"], undefined);
 });
+
+/** The gzip counters of /metrics: {compressed, cache}. */
+async function gzipCounts() {
+  const text = await (await fetch(`${server.url}/metrics`, { headers: { "accept-encoding": "identity" } })).text();
+  const value = (source) => Number(text.match(new RegExp(`^z402_gzip_pages_total\\{source="${source}"\\} (\\d+)$`, "m"))[1]);
+  return { compressed: value("compressed"), cache: value("cache") };
+}
+
+/** GET with the headers node's fetch and browsers send; the raw (still compressed) bytes. */
+async function gzipped(path) {
+  const { request } = await import("node:http");
+  return new Promise((resolve) => request(`${server.url}${path}`, { headers: { "accept-encoding": "gzip, deflate, br" } },
+    (res) => { const chunks = []; res.on("data", (c) => chunks.push(c)); res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) })); }).end());
+}
+
+test("a page is compressed once per version: repeated gzip'd reads come from the cache, the same bytes", async () => {
+  const before = await gzipCounts();
+  const first = await gzipped("/discovery/resources?limit=30");
+  assert.equal(first.headers["content-encoding"], "gzip");
+  const plain = await (await fetch(`${server.url}/discovery/resources?limit=30`, { headers: { "accept-encoding": "identity" } })).text();
+  assert.equal(gunzipSync(first.body).toString("utf8"), plain, "the compressed page is the page");
+  for (let i = 0; i < 5; i++) {
+    const again = await gzipped("/discovery/resources?limit=30");
+    assert.ok(again.body.equals(first.body), "the same compressed bytes");
+    assert.equal(again.headers["content-length"], String(first.body.length));
+  }
+  const after = await gzipCounts();
+  assert.equal(after.compressed - before.compressed, 1, "compressed once");
+  assert.equal(after.cache - before.cache, 5, "then served from the cache");
+  // A search page is cached the same way, under its own ETag.
+  await gzipped("/discovery/search?query=weather&limit=7");
+  await gzipped("/discovery/search?query=weather&limit=7");
+  const searched = await gzipCounts();
+  assert.equal(searched.compressed - after.compressed, 1);
+  assert.equal(searched.cache - after.cache, 1);
+});

@@ -129,18 +129,18 @@ response handle_read(app_state& app, const request& req, route r) {
   if (r == route::resources) {
     auto list = parse_list_request(query, error);
     if (!list) return error_response(400, "invalid_filter", error);
-    return read_response(req, etag, render_list(snap, *list));
+    return read_response(req, etag, render_list(snap, *list), app.gzip);
   }
   query_error refused;
   auto now = app.engine.context().clock->now_ms();
   if (r == route::search) {
     auto search = parse_search_request(query, app.cursors, now, refused);
     if (!search) return error_response(400, refused.code, refused.message);
-    return read_response(req, etag, render_search(*snap, *search, app.cursors, now));
+    return read_response(req, etag, render_search(*snap, *search, app.cursors, now), app.gzip);
   }
   auto body = render_resource(*snap, query, refused);
   if (!body) return error_response(refused.code == "not_found" ? 404 : 400, refused.code, refused.message);
-  return read_response(req, etag, std::move(*body));
+  return read_response(req, etag, std::move(*body), app.gzip);
 }
 
 namespace {

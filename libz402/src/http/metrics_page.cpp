@@ -59,6 +59,10 @@ response metrics_response(const app_state& app) {
               {"openssl", OPENSSL_VERSION_STR}},
              std::uint64_t{1});
   catalog_metrics(app, out);
+  out.family("z402_gzip_pages_total", "counter",
+             "gzip'd catalog pages served, by whether they were compressed for this answer or came from the cache.");
+  out.sample("z402_gzip_pages_total", {{"source", "compressed"}}, app.gzip.compressions.value());
+  out.sample("z402_gzip_pages_total", {{"source", "cache"}}, app.gzip.hits.value());
   if (app.http_metrics) app.http_metrics->render(out);
   auto res = json_response(200, out.text());
   res.set(bhttp::field::content_type, telemetry::prometheus_text::content_type);

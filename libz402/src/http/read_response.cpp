@@ -1,10 +1,5 @@
 #include "z402/http/read_response.hpp"
 
-#include <zlib.h>
-
-#include <array>
-#include <memory>
-#include <stdexcept>
 
 namespace z402::http {
 namespace {
@@ -19,24 +14,6 @@ std::string_view trim(std::string_view s) {
   if (b == std::string_view::npos) return {};
   return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
-
-// A few recent compressed bodies per thread: a popular page is compressed once per version.
-struct gzip_cache {
-  struct entry {
-    std::string etag;
-    std::shared_ptr<const std::string> body;
-  };
-  std::array<entry, 16> entries;
-  std::size_t next = 0;
-
-  std::shared_ptr<const std::string> get(std::string_view etag, std::string_view body) {
-    for (auto& e : entries)
-      if (e.etag == etag) return e.body;
-    auto& slot = entries[next++ % entries.size()];
-    slot = {std::string{etag}, std::make_shared<const std::string>(gzip(body))};
-    return slot.body;
-  }
-};
 
 }  // namespace
 
@@ -84,8 +61,7 @@ response not_modified_response(std::string_view etag) {
   return res;
 }
 
-response read_response(const request& req, std::string_view etag, response_text body) {
-  thread_local gzip_cache cache;
+response read_response(const request& req, std::string_view etag, response_text body, gzip_cache& cache) {
   response res{bhttp::status::ok, 11};
   res.set(bhttp::field::content_type, "application/json");
   res.set(bhttp::field::cache_control, "no-cache");
@@ -93,29 +69,15 @@ response read_response(const request& req, std::string_view etag, response_text 
   res.set(bhttp::field::vary, "Accept-Encoding");
   if (body.payload_size() > gzip_threshold && accepts_gzip(req)) {
     res.set(bhttp::field::content_encoding, "gzip");
-    res.body() = *cache.get(etag, body.pieces.empty() ? std::string_view{body} : std::string_view{body.flatten()});
+    // The cached bytes go out as one gathered piece, kept alive by the answer: no copy.
+    auto compressed = cache.get(etag, body);
+    res.body().pieces.emplace_back(compressed->body.data(), compressed->body.size());
+    res.body().keep_alive = std::move(compressed);
   } else {
     res.body() = std::move(body);
   }
   res.prepare_payload();
   return res;
-}
-
-std::string gzip(std::string_view body) {
-  z_stream zs{};
-  // windowBits 15 + 16: the gzip wrapper; level 1: JSON compresses well even at the fastest level.
-  if (deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    throw std::runtime_error("zlib: deflateInit2 failed");
-  std::string out(deflateBound(&zs, body.size()), '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
-  zs.avail_in = static_cast<uInt>(body.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  auto rc = deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END) throw std::runtime_error("zlib: deflate failed");
-  return out;
 }
 
 }  // namespace z402::http

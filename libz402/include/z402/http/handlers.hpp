@@ -5,6 +5,7 @@
 #include "z402/catalog/engine.hpp"
 #include "z402/config/rail_terms.hpp"
 #include "z402/http/handler.hpp"
+#include "z402/http/gzip_cache.hpp"
 #include "z402/http/search_query.hpp"
 #include "z402/http/server_metrics.hpp"
 #include "z402/http/settle_batcher.hpp"
@@ -55,6 +56,7 @@ struct app_state {
   bool metrics_enabled = true;
   const server_metrics* http_metrics = nullptr;
   declaration_metrics declarations;
+  gzip_cache gzip;  // compressed catalog pages, shared by the io threads
 };
 
 enum class route { health, resources, search, resource, declarations, settled, metrics, web, not_found };

@@ -1,7 +1,9 @@
 #pragma once
 // What every catalog read shares: an ETag from the snapshot version and the request, 304
 // when the client already has it, Cache-Control: no-cache, and gzip for bodies over 1 KiB
-// when the client accepts it (the official client does), compressed once per ETag per thread.
+// when the client accepts it (the official client does and so does every browser), compressed
+// once per ETag (gzip_cache).
+#include "z402/http/gzip_cache.hpp"
 #include "z402/http/handlers.hpp"
 
 #include <cstdint>
@@ -22,10 +24,7 @@ bool accepts_gzip(const request& req);
 
 response not_modified_response(std::string_view etag);
 
-/// 200 with the body, the ETag and, when it helps, gzip.
-response read_response(const request& req, std::string_view etag, response_text body);
-
-/// gzip of `body` (the gzip wrapper of RFC 1952).
-std::string gzip(std::string_view body);
+/// 200 with the body, the ETag and, when it helps, gzip (from `cache`).
+response read_response(const request& req, std::string_view etag, response_text body, gzip_cache& cache);
 
 }  // namespace z402::http
