@@ -115,3 +115,53 @@ CAF_TEST(an item is served with its timestamps as ISO strings) {
   CAF_CHECK_EQUAL(first.at("paidCallsToday").as_int64(), 0);
   CAF_CHECK(first.contains("accepts"));
 }
+
+namespace {
+
+/// An item with one accepts entry per (asset, amount).
+catalog::item_ptr priced(std::uint64_t seq, std::vector<std::pair<std::string, std::string>> prices) {
+  auto fields = test::valid_item(config::default_rail_terms(), "https://p.example.com/r" + std::to_string(seq));
+  auto& accepts = fields["accepts"].as_array();
+  auto entry = accepts[0].as_object();
+  accepts.clear();
+  for (auto& [asset, amount] : prices) {
+    entry["asset"] = asset;
+    entry["amount"] = amount;
+    accepts.push_back(entry);
+  }
+  catalog::item_record r;
+  r.provider = "p";
+  r.identity = {"http", fields["resource"].as_string().c_str(), "GET"};
+  r.content = catalog::make_content(fields, "GET");
+  r.seq = seq;
+  return catalog::make_item(std::move(r), 0);
+}
+
+std::vector<std::string> resources(const boost::json::object& page) {
+  std::vector<std::string> out;
+  for (auto& it : page.at("items").as_array()) out.emplace_back(it.at("resource").as_string().c_str());
+  return out;
+}
+
+}  // namespace
+
+CAF_TEST(maxAmount keeps items with an entry at most that price and of the filtered asset) {
+  catalog::snapshot s;
+  s.items = {priced(1, {{"ZEC", "1000"}}), priced(2, {{"ZEC", "5000"}, {"USDC", "10"}}), priced(3, {{"USDC", "999"}}),
+             priced(4, {{"ZEC", "18446744073709551615"}})};
+  auto r = [](int n) { return "https://p.example.com/r" + std::to_string(n); };
+  CAF_CHECK_EQUAL(resources(render(s, "maxAmount=1000")), (std::vector<std::string>{r(1), r(2), r(3)}));  // at the limit
+  CAF_CHECK_EQUAL(resources(render(s, "maxAmount=999")), (std::vector<std::string>{r(2), r(3)}));         // one below it
+  CAF_CHECK_EQUAL(resources(render(s, "maxAmount=9")), (std::vector<std::string>{}));
+  CAF_CHECK_EQUAL(resources(render(s, "maxAmount=1000&asset=ZEC")), (std::vector<std::string>{r(1)}));
+  CAF_CHECK_EQUAL(resources(render(s, "maxAmount=10&asset=USDC")), (std::vector<std::string>{r(2)}));
+  CAF_CHECK_EQUAL(resources(render(s, "maxAmount=18446744073709551615&asset=ZEC")), (std::vector<std::string>{r(1), r(2), r(4)}));
+  CAF_CHECK_EQUAL(resources(render(s, "maxAmount=0")), (std::vector<std::string>{}));
+  CAF_CHECK_EQUAL(render(s, "maxAmount=1000&limit=2").at("pagination").at("total").as_int64(), 3);
+  std::string error;
+  for (auto bad : {"maxAmount=18446744073709551616", "maxAmount=-1", "maxAmount=", "maxAmount=1e3", "maxAmount=+5",
+                   "maxAmount=%201", "maxAmount=12abc"}) {
+    CAF_CHECK(!http::parse_list_request(bad, error));
+    CAF_CHECK(error.find("maxAmount") != std::string::npos);
+  }
+}

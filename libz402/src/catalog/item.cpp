@@ -7,6 +7,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <charconv>
 
 namespace z402::catalog {
 
@@ -18,9 +19,19 @@ content_ptr make_content(const boost::json::object& fields, std::string_view sel
   if (auto* accepts = fields.if_contains("accepts"); accepts && accepts->is_array())
     for (auto& entry : accepts->as_array())
       if (auto* obj = entry.if_object())
+      {
         for (auto field : {"payTo", "scheme", "network", "asset"})
           if (auto* s = obj->if_contains(field); s && s->is_string())
             c->accepts_facts.emplace_back(field, s->as_string().c_str());
+        // The rules admit only decimal strings of positive 64-bit integers as amounts.
+        auto* asset = obj->if_contains("asset");
+        auto* amount = obj->if_contains("amount");
+        std::uint64_t units = 0;
+        if (asset && asset->is_string() && amount && amount->is_string() &&
+            std::from_chars(amount->as_string().data(), amount->as_string().data() + amount->as_string().size(), units).ec ==
+                std::errc{})
+          c->prices.emplace_back(asset->as_string().c_str(), units);
+      }
   if (auto* ext = fields.if_contains("extensions"); ext && ext->is_object())
     for (auto& kv : ext->as_object()) c->extensions.emplace_back(kv.key());
   return c;
@@ -45,7 +56,28 @@ filter_index::filter_index(const item_list& items) {
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());  // two entries with one payTo count once
     for (auto& k : keys) positions_[k].push_back(i);
+    // Each item's cheapest entry, per asset and over all assets (key ""), for maxAmount.
+    std::unordered_map<std::string_view, std::uint64_t> cheapest;
+    for (auto& [asset, amount] : r.content->prices)
+      for (std::string_view a : {std::string_view{asset}, std::string_view{}}) {
+        auto [at, fresh] = cheapest.emplace(a, amount);
+        if (!fresh) at->second = std::min(at->second, amount);
+      }
+    for (auto& [asset, amount] : cheapest) by_price_[std::string{asset}].emplace_back(amount, i);
   }
+  for (auto& [asset, rows] : by_price_) std::sort(rows.begin(), rows.end());
+}
+
+std::vector<std::uint32_t> filter_index::priced_at_most(std::string_view asset, std::uint64_t max_amount) const {
+  std::vector<std::uint32_t> rows;
+  auto it = by_price_.find(std::string{asset});
+  if (it == by_price_.end()) return rows;
+  auto end = std::upper_bound(it->second.begin(), it->second.end(),
+                              std::pair{max_amount, std::numeric_limits<std::uint32_t>::max()});
+  rows.reserve(static_cast<std::size_t>(end - it->second.begin()));
+  for (auto p = it->second.begin(); p != end; ++p) rows.push_back(p->second);
+  std::sort(rows.begin(), rows.end());  // listing order
+  return rows;
 }
 
 const std::vector<std::uint32_t>* filter_index::positions(std::string_view field, std::string_view value) const {

@@ -78,6 +78,16 @@ std::optional<list_filter> read_filter(const query_params& params, std::string& 
     error = "parameter type must be http or mcp";
     return std::nullopt;
   }
+  if (auto it = params.find("maxAmount"); it != params.end()) {
+    std::uint64_t v = 0;
+    auto& s = it->second;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || !std::isdigit(static_cast<unsigned char>(s.front())) || ec != std::errc{} || end != s.data() + s.size()) {
+      error = "parameter maxAmount must be a whole number of atomic units, 0 to 18446744073709551615";
+      return std::nullopt;
+    }
+    filter.max_amount = v;
+  }
   return filter;
 }
 
@@ -96,10 +106,14 @@ std::size_t read_limit(const query_params& params) {
 std::optional<list_request> parse_list_request(std::string_view query, std::string& error) {
   auto params = parse_query(query, error);
   if (!params) return std::nullopt;
-  auto filter = read_filter(*params, error);
+  return read_list_request(*params, error);
+}
+
+std::optional<list_request> read_list_request(const query_params& params, std::string& error) {
+  auto filter = read_filter(params, error);
   if (!filter) return std::nullopt;
-  list_request req{std::move(*filter), read_limit(*params), 0};
-  if (auto it = params->find("offset"); it != params->end()) {
+  list_request req{std::move(*filter), read_limit(params), 0};
+  if (auto it = params.find("offset"); it != params.end()) {
     unsigned long long v = 0;
     auto& s = it->second;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -119,6 +133,13 @@ const std::vector<std::uint32_t>* filtered_rows(const catalog::snapshot& snap, c
   auto& index = snap.filter_index_of();
   const std::vector<std::uint32_t>* rows = nullptr;
   std::vector<std::uint32_t> both;
+  auto narrow = [&](const std::vector<std::uint32_t>& list) {
+    if (!rows) return void(rows = &list);
+    both.clear();
+    std::set_intersection(rows->begin(), rows->end(), list.begin(), list.end(), std::back_inserter(both));
+    storage.swap(both);
+    rows = &storage;
+  };
   for (auto [name, member] : filter_fields) {
     auto& value = filter.*member;
     if (value.empty()) continue;
@@ -127,14 +148,15 @@ const std::vector<std::uint32_t>* filtered_rows(const catalog::snapshot& snap, c
       storage.clear();
       return &storage;
     }
+    narrow(*list);
+  }
+  if (filter.max_amount) {
+    auto priced = index.priced_at_most(filter.asset, *filter.max_amount);
     if (!rows) {
-      rows = list;
-    } else {
-      both.clear();
-      std::set_intersection(rows->begin(), rows->end(), list->begin(), list->end(), std::back_inserter(both));
-      storage.swap(both);
-      rows = &storage;
+      storage.swap(priced);
+      return &storage;
     }
+    narrow(priced);
   }
   return rows;
 }

@@ -24,6 +24,7 @@ void append_items(std::string& out, const catalog::snapshot& snap, const std::ve
 std::string fingerprint_of(std::string_view query, const list_filter& f) {
   std::string basis{query};
   for (auto [name, member] : filter_fields) basis += '\x1f' + f.*member;
+  basis += '\x1f' + (f.max_amount ? std::to_string(*f.max_amount) : std::string{});
   return auth::sha256_hex(basis).substr(0, 32);
 }
 
@@ -71,8 +72,14 @@ std::optional<search_request> parse_search_request(std::string_view query_string
     error = {"invalid_filter", why};
     return std::nullopt;
   }
-  auto q = params->find("query");
-  if (q == params->end() || is_blank(q->second)) {
+  return read_search_request(*params, cursors, now_ms, error);
+}
+
+std::optional<search_request> read_search_request(const query_params& params, const cursor_signer& cursors,
+                                                  std::int64_t now_ms, query_error& error) {
+  std::string why;
+  auto q = params.find("query");
+  if (q == params.end() || is_blank(q->second)) {
     error = {"query_required", "parameter query is required: the words to search for"};
     return std::nullopt;
   }
@@ -80,14 +87,14 @@ std::optional<search_request> parse_search_request(std::string_view query_string
     error = {"invalid_filter", "parameter query may be at most " + std::to_string(max_query_chars) + " characters"};
     return std::nullopt;
   }
-  auto filter = read_filter(*params, why);
+  auto filter = read_filter(params, why);
   if (!filter) {
     error = {"invalid_filter", why};
     return std::nullopt;
   }
-  search_request req{q->second, std::move(*filter), read_limit(*params), 0, {}};
+  search_request req{q->second, std::move(*filter), read_limit(params), 0, {}};
   req.fingerprint = fingerprint_of(req.query, req.filter);
-  if (auto c = params->find("cursor"); c != params->end()) {
+  if (auto c = params.find("cursor"); c != params.end()) {
     auto offset = cursors.redeem(c->second, req.fingerprint, now_ms, why);
     if (!offset) {
       error = {"invalid_cursor", why};
@@ -129,9 +136,15 @@ std::optional<std::string> render_resource(const catalog::snapshot& snap, std::s
     error = {"invalid_filter", why};
     return std::nullopt;
   }
+  return render_resource(snap, *params, error);
+}
+
+std::optional<std::string> render_resource(const catalog::snapshot& snap, const query_params& params,
+                                           query_error& error) {
+  std::string why;
   auto param = [&](const char* name) -> const std::string* {
-    auto it = params->find(name);
-    return it == params->end() || it->second.empty() ? nullptr : &it->second;
+    auto it = params.find(name);
+    return it == params.end() || it->second.empty() ? nullptr : &it->second;
   };
   auto* type = param("type");
   if (!type || (*type != "http" && *type != "mcp")) {

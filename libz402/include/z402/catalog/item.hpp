@@ -23,6 +23,7 @@ struct item_content {
   // Filter facts, extracted once (bazaar-wire.md §1: any accepts entry matches).
   std::vector<std::pair<std::string, std::string>> accepts_facts;  // (field, value)
   std::vector<std::string> extensions;
+  std::vector<std::pair<std::string, std::uint64_t>> prices;  // (asset, amount) of each accepts entry
   search::document doc;        // its terms, for search
 };
 

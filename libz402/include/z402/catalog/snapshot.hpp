@@ -21,9 +21,14 @@ class filter_index {
   explicit filter_index(const item_list& items);
   /// nullptr when no item matches.
   const std::vector<std::uint32_t>* positions(std::string_view field, std::string_view value) const;
+  /// The positions (ascending) of the items with an accepts entry of `asset` (any asset when
+  /// empty) whose amount is at most `max_amount` atomic units: a binary search in the items
+  /// sorted by their cheapest entry, then the matches in listing order.
+  std::vector<std::uint32_t> priced_at_most(std::string_view asset, std::uint64_t max_amount) const;
 
  private:
   std::unordered_map<std::string, std::vector<std::uint32_t>> positions_;
+  std::unordered_map<std::string, std::vector<std::pair<std::uint64_t, std::uint32_t>>> by_price_;  // by asset
 };
 
 /// The indexes of one content version: built by the first read that needs each (a reader,

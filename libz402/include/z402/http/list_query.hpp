@@ -25,8 +25,11 @@ std::optional<std::map<std::string, std::string>> parse_query(std::string_view q
 /// Filters combine with AND; an empty field does not filter.
 struct list_filter {
   std::string type, pay_to, scheme, network, extension, asset;
+  /// maxAmount: an accepts entry (of `asset` when given) costs at most this many atomic units.
+  std::optional<std::uint64_t> max_amount;
   bool empty() const {
-    return type.empty() && pay_to.empty() && scheme.empty() && network.empty() && extension.empty() && asset.empty();
+    return type.empty() && pay_to.empty() && scheme.empty() && network.empty() && extension.empty() && asset.empty() &&
+           !max_amount;
   }
 };
 
@@ -54,7 +57,8 @@ struct list_request {
 
 using query_params = std::map<std::string, std::string>;
 
-/// The filters shared by list and search (type, payTo, scheme, network, extensions, asset).
+/// The filters shared by list and search (type, payTo, scheme, network, extensions, asset,
+/// maxAmount).
 std::optional<list_filter> read_filter(const query_params& params, std::string& error);
 
 /// `limit`: 0 or a non-number means the default; anything else is clamped to 1-1000.
@@ -63,6 +67,8 @@ std::size_t read_limit(const query_params& params);
 /// Reads the list parameters; unknown ones are ignored. nullopt with `error` naming the
 /// parameter when one is malformed.
 std::optional<list_request> parse_list_request(std::string_view query, std::string& error);
+/// The same from parameters already decoded (the MCP tools pass their arguments here).
+std::optional<list_request> read_list_request(const query_params& params, std::string& error);
 
 /// {"x402Version":2,"items":[...],"pagination":{"limit":L,"offset":O,"total":T}}, as a body
 /// that gathers the items' own bytes (and keeps the snapshot alive); flatten() for one string.

@@ -48,6 +48,9 @@ struct search_request {
 
 std::optional<search_request> parse_search_request(std::string_view query_string, const cursor_signer& cursors,
                                                    std::int64_t now_ms, query_error& error);
+/// The same from parameters already decoded (the MCP tools pass their arguments here).
+std::optional<search_request> read_search_request(const query_params& params, const cursor_signer& cursors,
+                                                  std::int64_t now_ms, query_error& error);
 
 /// {"x402Version":2,"resources":[...],"partialResults":false,"pagination":{"limit":L,"cursor":C}}
 std::string render_search(const catalog::snapshot& snap, const search_request& req, const cursor_signer& cursors,
@@ -56,6 +59,9 @@ std::string render_search(const catalog::snapshot& snap, const search_request& r
 /// Every provider's item with the identity the query names; nullopt with `error` (400
 /// invalid_filter or 404 not_found) otherwise.
 std::optional<std::string> render_resource(const catalog::snapshot& snap, std::string_view query_string,
+                                           query_error& error);
+/// The same from parameters already decoded.
+std::optional<std::string> render_resource(const catalog::snapshot& snap, const query_params& params,
                                            query_error& error);
 
 }  // namespace z402::http
