@@ -34,6 +34,8 @@ for (const limit of [100, 10]) {
   const z = wrk(`wrk-z402-tls-limit${limit}.txt`), n = wrk(`wrk-nginx-tls-limit${limit}.txt`);
   tlsReads[`limit${limit}`] = { z402: z, nginx: n, ratio: z.rps / n.rps, costOfTls: z.rps / reads[`limit${limit}`].z402.rps };
 }
+const searchHttp = wrk("wrk-search-http.txt"), searchMcp = wrk("wrk-search-mcp.txt");
+const mcpSearch = { http: searchHttp, mcp: searchMcp, ratio: searchMcp.rps / searchHttp.rps };
 const idle = load("load-idle.json"), write = load("load-write.json"), full = load("load-full.json"), settles = load("load-settle.json");
 const mb = (kb) => kb / 1024;
 const memory = {
@@ -89,6 +91,15 @@ const md = [
   `|---|---|---|---|---|---|---|`,
   ...Object.entries(tlsReads).map(([k, r]) => `| ${k} | ${Math.round(r.z402.rps)} | ${r.z402.p99Ms.toFixed(2)} | ${Math.round(r.nginx.rps)} | ${r.nginx.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${r.costOfTls.toFixed(2)} |`),
   ``,
+  `### Search over MCP beside search over HTTP (wrk -t1 -c64; "weather forecast for a city", 10 results)`,
+  ``,
+  `| path | req/s | p99 ms | non-2xx |`,
+  `|---|---|---|---|`,
+  `| GET /discovery/search | ${Math.round(searchHttp.rps)} | ${searchHttp.p99Ms.toFixed(2)} | ${searchHttp.non2xx} |`,
+  `| POST /discovery/mcp tools/call search_resources | ${Math.round(searchMcp.rps)} | ${searchMcp.p99Ms.toFixed(2)} | ${searchMcp.non2xx} |`,
+  ``,
+  `MCP / HTTP: ${mcpSearch.ratio.toFixed(2)}x (the MCP answer also carries a text rendering of the page).`,
+  ``,
   `## 2. Reads under write load (z402-load, 64 readers paging limit=100)`,
   ``,
   ...loadTable("Reads alone", idle),
@@ -115,5 +126,5 @@ const md = [
 ];
 mkdirSync(results, { recursive: true });
 writeFileSync(join(results, "latest.md"), md.join("\n") + "\n");
-writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, gzipReads, tlsReads, underWriteLoad: { idle, write }, settlesAlone: settles, engine, memory, fullCatalogLoad: full,
+writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, gzipReads, tlsReads, mcpSearch, underWriteLoad: { idle, write }, settlesAlone: settles, engine, memory, fullCatalogLoad: full,
   targets: targets.map(([name, value, aim, met]) => ({ name, value, aim, met })) }, null, 2) + "\n");

@@ -142,6 +142,7 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   net::thread_pool checks{1};
   // Search cursors are signed with a key of this run: a restart ends open searches, nothing else.
   http::app_state app{engine, keys, cfg.terms, cfg.allow_http_resources, auth::random_key(""), settles, checks.get_executor()};
+  app.scheme = tls ? "https" : "http";
   http::bazaar_handler handler{app};
   http::server_metrics metrics{handler.route_names()};
   app.metrics_enabled = cfg.metrics;

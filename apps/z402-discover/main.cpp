@@ -5,16 +5,56 @@
 #include "../common/cli.hpp"
 #include "z402/agent/catalog_reader.hpp"
 #include "z402/agent/discover.hpp"
+#include "z402/agent/private_mcp.hpp"
 #include "z402/catalog/wall_clock.hpp"
 
 #include <iostream>
 
+namespace {
+
+using namespace z402;
+namespace po = boost::program_options;
+
+constexpr std::size_t max_message_bytes = 1u << 20;
+
+bool is_http_url(const std::string& url) { return url.starts_with("http://") || url.starts_with("https://"); }
+
+/// `z402-discover mcp`: newline-delimited JSON-RPC on stdin and stdout (MCP's stdio transport).
+int serve_mcp(const std::vector<std::string>& args) {
+  std::string discovery;
+  cli::command cmd{"z402-discover mcp", "--discovery URL [OPTIONS]",
+                   "The agent's private MCP server, over stdio: tools discover (intent, maxAmount, limit) and\n"
+                   "get_resource (url, method or toolName). It reads the catalog's public list under the same bounds\n"
+                   "as z402-discover (re-read at most once a minute) and ranks it on this machine: what the agent\n"
+                   "looks for is never sent. Messages are JSON-RPC, one per line; nothing else is written to stdout."};
+  cmd.options.add_options()                                                                        //
+      ("discovery", po::value(&discovery)->required()->value_name("URL"), "the catalog's base URL")  //
+      ("insecure", "skip TLS certificate checks (local testing only)");
+  po::variables_map vm;
+  if (auto stop = cli::parse(cmd, args, vm)) return *stop;
+  if (!is_http_url(discovery)) return cli::usage_error(cmd, "--discovery must be an http:// or https:// URL");
+  http::client client{!vm.count("insecure")};
+  auto now = [] { return catalog::system_wall_clock{}.now_ms(); };
+  agent::catalog_copy copy{[&] { return agent::read_catalog(client, discovery, agent::read_limits{}); }, now};
+  auto server = agent::make_private_mcp(copy, now);
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto outcome = line.size() > max_message_bytes
+                       ? mcp::server::outcome{mcp::error_response(nullptr, {mcp::rpc_code::invalid_request, "message too large", {}}), true}
+                       : server.handle(line);
+    if (outcome.body) std::cout << *outcome.body << "\n" << std::flush;
+  }
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  using namespace z402;
-  namespace po = boost::program_options;
+  if (argc > 1 && std::string_view{argv[1]} == "mcp") return serve_mcp({argv + 2, argv + argc});
   std::string discovery, intent;
   agent::read_limits limits;
-  cli::command cmd{"z402-discover", "--discovery URL --intent TEXT [OPTIONS]",
+  cli::command cmd{"z402-discover", "--discovery URL --intent TEXT [OPTIONS]\n       z402-discover mcp --discovery URL [OPTIONS]",
                    "Reads the catalog at URL page by page (60 s and 32 MiB for the whole run, at most 1000\n"
                    "resources in 100 pages), ranks it by word overlap with the intent on this machine (the\n"
                    "intent is never sent), prints it and a pick.\n"
@@ -34,8 +74,7 @@ int main(int argc, char** argv) {
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
   bool as_json = vm.count("json") > 0, insecure = vm.count("insecure") > 0;
   if (intent.find_first_not_of(" \t") == std::string::npos) return cli::usage_error(cmd, "--intent must say something");
-  if (!discovery.starts_with("http://") && !discovery.starts_with("https://"))
-    return cli::usage_error(cmd, "--discovery must be an http:// or https:// URL");
+  if (!is_http_url(discovery)) return cli::usage_error(cmd, "--discovery must be an http:// or https:// URL");
 
   http::client client{!insecure};
   auto read = agent::read_catalog(client, discovery, limits);

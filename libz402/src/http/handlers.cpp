@@ -2,6 +2,7 @@
 
 #include "z402/auth/crypto.hpp"
 #include "z402/http/access_log.hpp"
+#include "z402/http/catalog_mcp.hpp"
 #include "z402/http/list_query.hpp"
 #include "z402/http/metrics_page.hpp"
 #include "z402/http/read_response.hpp"
@@ -63,6 +64,7 @@ route route_of(std::string_view path) {
   if (path == "/discovery/resource") return route::resource;
   if (path == "/discovery/declarations") return route::declarations;
   if (path == "/discovery/settled") return route::settled;
+  if (path == "/discovery/mcp") return route::mcp;
   if (path == "/health") return route::health;
   if (path == "/metrics") return route::metrics;
   if (is_web_path(path)) return route::web;
@@ -70,7 +72,7 @@ route route_of(std::string_view path) {
 }
 
 std::string_view allowed_methods(route r) {
-  return r == route::declarations || r == route::settled ? "POST" : "GET";
+  return r == route::declarations || r == route::settled || r == route::mcp ? "POST" : "GET";
 }
 
 std::optional<response> screen(app_state& app, const request_header& req, route r,
@@ -232,6 +234,8 @@ void handle_settlement(app_state& app, const request& req, std::function<void(re
                   catalog::settle_completion{done, catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "the catalog is shutting down")});
 }
 
+bazaar_handler::bazaar_handler(app_state& app) : app_(app), mcp_(make_catalog_mcp(app)) {}
+
 std::size_t bazaar_handler::max_body_limit() const {
   return std::max({app_.read_body_limit, app_.declaration_body_limit, app_.settlement_body_limit});
 }
@@ -240,6 +244,7 @@ header_verdict bazaar_handler::on_header(const request_header& req) {
   auto r = route_of(path_of({req.target().data(), req.target().size()}));
   auto limit = r == route::declarations ? app_.declaration_body_limit
                : r == route::settled    ? app_.settlement_body_limit
+               : r == route::mcp        ? mcp_body_limit
                                         : app_.read_body_limit;
   std::optional<auth::provider_record> writer;
   return {limit, screen(app_, req, r, writer)};
@@ -251,6 +256,7 @@ std::optional<response> bazaar_handler::on_request(request& req, const responder
     handle_settlement(app_, req, reply);
     return std::nullopt;
   }
+  if (r == route::mcp) return handle_mcp(app_, mcp_, req);
   if (r != route::declarations) return handle_read(app_, req, r);
   // Authenticated in on_header; the key is looked up again for the record (a hash, no I/O).
   std::optional<auth::provider_record> writer;

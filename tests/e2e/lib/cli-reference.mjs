@@ -9,7 +9,7 @@ export const helpCommands = [
   ["Z402_BAZAAR", []], ["Z402_BAZAAR", ["serve"]], ["Z402_BAZAAR", ["provider"]], ["Z402_BAZAAR", ["provider", "add"]],
   ["Z402_BAZAAR", ["provider", "list"]], ["Z402_BAZAAR", ["provider", "rotate"]], ["Z402_BAZAAR", ["provider", "remove"]],
   ["Z402_BAZAAR", ["settle-key"]], ["Z402_BAZAAR", ["terms"]],
-  ["Z402_DEMO", []], ["Z402_DEMO", ["pay"]], ["Z402_DISCOVER", []],
+  ["Z402_DEMO", []], ["Z402_DEMO", ["pay"]], ["Z402_DISCOVER", []], ["Z402_DISCOVER", ["mcp"]],
 ];
 
 export function programOf(envName) {

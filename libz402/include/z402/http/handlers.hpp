@@ -9,6 +9,7 @@
 #include "z402/http/search_query.hpp"
 #include "z402/http/server_metrics.hpp"
 #include "z402/http/settle_batcher.hpp"
+#include "z402/mcp/protocol.hpp"
 #include "z402/rules/rule_family.hpp"
 #include "z402/telemetry/metrics.hpp"
 
@@ -57,13 +58,14 @@ struct app_state {
   const server_metrics* http_metrics = nullptr;
   declaration_metrics declarations;
   gzip_cache gzip;  // compressed catalog pages, shared by the io threads
+  std::string_view scheme = "http";  // "https" when the server speaks TLS: its own origin, for MCP's Origin check
 };
 
-enum class route { health, resources, search, resource, declarations, settled, metrics, web, not_found };
+enum class route { health, resources, search, resource, declarations, settled, mcp, metrics, web, not_found };
 
 /// The metrics label of each route, in the order of `route`.
-inline constexpr std::string_view route_names[] = {"health",  "resources", "search", "resource", "declarations",
-                                                   "settled", "metrics",   "web",    "not_found"};
+inline constexpr std::string_view route_names[] = {"health",  "resources", "search",  "resource", "declarations",
+                                                   "settled", "mcp",       "metrics", "web",      "not_found"};
 
 route route_of(std::string_view path);
 
@@ -91,7 +93,7 @@ void handle_settlement(app_state& app, const request& req, std::function<void(re
 /// The routes above, served by http::server.
 class bazaar_handler final : public handler {
  public:
-  explicit bazaar_handler(app_state& app) : app_(app) {}
+  explicit bazaar_handler(app_state& app);
   std::size_t max_body_limit() const override;
   header_verdict on_header(const request_header& req) override;
   std::optional<response> on_request(request& req, const responder& reply) override;
@@ -100,6 +102,7 @@ class bazaar_handler final : public handler {
 
  private:
   app_state& app_;
+  mcp::server mcp_;  // POST /discovery/mcp
 };
 
 }  // namespace z402::http

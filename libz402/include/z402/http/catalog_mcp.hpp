@@ -1,0 +1,20 @@
+#pragma once
+// POST /discovery/mcp: the catalog as an MCP server over Streamable HTTP (JSON answers, no
+// SSE, no session: any node answers any request). Its tools read the same snapshot as the
+// HTTP reads, with the same filters, ranking and signed cursors; none ever fetches or calls a
+// provider's URL.
+#include "z402/http/handlers.hpp"
+#include "z402/mcp/protocol.hpp"
+
+namespace z402::http {
+
+inline constexpr std::size_t mcp_body_limit = 64u << 10;
+
+/// The server's tools (search_resources, list_resources, get_resource) over `app`.
+mcp::server make_catalog_mcp(app_state& app);
+
+/// Answers one POST: Origin and MCP-Protocol-Version checked first (403, 400), then the
+/// JSON-RPC message: 200 with a JSON answer, 202 for a notification, 400 for a malformed one.
+response handle_mcp(app_state& app, const mcp::server& mcp, const request& req);
+
+}  // namespace z402::http

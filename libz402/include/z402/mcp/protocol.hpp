@@ -1,0 +1,97 @@
+#pragma once
+// The Model Context Protocol as both of our servers speak it (the catalog's /discovery/mcp
+// over Streamable HTTP, and the agent's private `z402-discover mcp` over stdio): JSON-RPC 2.0
+// messages, `initialize` with version negotiation, `ping`, `tools/list` and `tools/call`.
+// Stateless: no session, so any node answers any request. Revisions 2025-11-25, 2025-06-18
+// and 2025-03-26; a client asking for another gets the latest (the spec's negotiation).
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace z402::mcp {
+
+inline constexpr std::array<std::string_view, 3> protocol_versions{"2025-11-25", "2025-06-18", "2025-03-26"};
+
+bool supported_version(std::string_view v);
+
+/// JSON-RPC 2.0 error codes (the spec's names).
+enum class rpc_code : int {
+  parse_error = -32700,
+  invalid_request = -32600,
+  method_not_found = -32601,
+  invalid_params = -32602,
+  internal_error = -32603,
+};
+
+struct rpc_error {
+  rpc_code code = rpc_code::invalid_params;
+  std::string message;
+  boost::json::object data;  // e.g. {"field": "limit", "error": "invalid_filter"}
+};
+
+/// A tool as tools/list shows it.
+struct tool {
+  std::string name;
+  std::string title;
+  std::string description;
+  boost::json::object input_schema;
+  boost::json::object output_schema;
+};
+
+/// What a tool answers: structuredContent (as JSON text, spliced into the answer unparsed)
+/// and the short text rendering beside it; `is_error` for a tool-level failure (not found).
+struct tool_result {
+  std::string structured_json;
+  std::string text;
+  bool is_error = false;
+};
+
+using tool_answer = std::variant<tool_result, rpc_error>;
+using tool_call = std::function<tool_answer(std::string_view name, const boost::json::object& arguments)>;
+
+struct server_info {
+  std::string name;
+  std::string title;
+  std::string version;
+  std::string instructions;
+};
+
+/// The protocol, with the tools plugged in.
+class server {
+ public:
+  server(server_info info, std::vector<tool> tools, tool_call call);
+
+  struct outcome {
+    std::optional<std::string> body;  // the JSON-RPC response; none for a notification or a response
+    bool malformed = false;           // a parse error or an invalid request (HTTP answers 400)
+  };
+  /// One message in (the text of a JSON-RPC request, notification or response), its answer out.
+  outcome handle(std::string_view message) const;
+
+ private:
+  std::string dispatch(const boost::json::value& id, std::string_view method, const boost::json::value* params) const;
+
+  server_info info_;
+  std::vector<tool> tools_;
+  std::string tools_list_;  // the tools/list result, serialised once
+  tool_call call_;
+};
+
+/// A JSON-RPC error response.
+std::string error_response(const boost::json::value& id, const rpc_error& error);
+
+/// Reads tool arguments against the names a tool takes: every argument must be one of
+/// `strings` (a string) or `numbers` (a whole number, or a string of digits); returns them as
+/// text, or the error naming the argument.
+std::variant<std::vector<std::pair<std::string, std::string>>, rpc_error> read_arguments(
+    const boost::json::object& arguments, std::initializer_list<std::string_view> strings,
+    std::initializer_list<std::string_view> numbers);
+
+}  // namespace z402::mcp

@@ -1,0 +1,231 @@
+#include "z402/http/catalog_mcp.hpp"
+
+#include "z402/http/list_query.hpp"
+#include "z402/http/search_query.hpp"
+#include "z402/version.hpp"
+
+#include <boost/json.hpp>
+
+namespace z402::http {
+namespace {
+
+namespace json = boost::json;
+
+constexpr std::size_t default_tool_limit = 20;  // a page an agent's context can hold
+
+json::object string_schema(std::string_view description) { return {{"type", "string"}, {"description", description}}; }
+
+/// The list filters, as tool arguments (the names of the HTTP parameters).
+json::object filter_properties() {
+  return {{"type", {{"type", "string"}, {"enum", {"http", "mcp"}}, {"description", "http routes or MCP tools"}}},
+          {"payTo", string_schema("only resources paid to this address")},
+          {"scheme", string_schema("only resources with a payment scheme, e.g. exact")},
+          {"network", string_schema("only resources on this network (CAIP-2)")},
+          {"asset", string_schema("only resources priced in this asset")},
+          {"extensions", string_schema("only resources declaring this extension, e.g. bazaar")},
+          {"maxAmount", {{"type", {"string", "integer"}},
+                         {"description", "price ceiling in atomic units (of asset when given): an accepts entry costs at most this"}}}};
+}
+
+json::object limit_schema() {
+  return {{"type", "integer"}, {"minimum", 1}, {"maximum", max_list_limit},
+          {"description", "results per page (default 20)"}};
+}
+
+json::object items_schema() { return {{"type", "array"}, {"items", {{"type", "object"}}}}; }
+
+std::vector<mcp::tool> catalog_tools() {
+  auto search_in = filter_properties();
+  search_in["query"] = {{"type", "string"}, {"maxLength", max_query_chars}, {"description", "what the agent looks for, in words"}};
+  search_in["limit"] = limit_schema();
+  search_in["cursor"] = string_schema("the pagination.cursor of the previous page (valid 15 minutes)");
+  auto list_in = filter_properties();
+  list_in["limit"] = limit_schema();
+  list_in["offset"] = {{"type", "integer"}, {"minimum", 0}, {"description", "items to skip"}};
+  json::object pagination_search{{"type", "object"},
+                                  {"properties", {{"limit", {{"type", "integer"}}}, {"cursor", {{"type", {"string", "null"}}}}}}};
+  json::object pagination_list{
+      {"type", "object"},
+      {"properties", {{"limit", {{"type", "integer"}}}, {"offset", {{"type", "integer"}}}, {"total", {{"type", "integer"}}}}}};
+  return {
+      {"search_resources", "Search paid resources",
+       "Searches the catalog of paid x402 resources by words (ranked by relevance), with optional filters and a price "
+       "ceiling. Each result carries its price (accepts), description, input and output schemas, lastSeen and "
+       "paidCallsToday. Page with the returned cursor.",
+       {{"type", "object"}, {"properties", search_in}, {"required", {"query"}}, {"additionalProperties", false}},
+       {{"type", "object"},
+        {"properties",
+         {{"x402Version", {{"type", "integer"}}}, {"resources", items_schema()}, {"partialResults", {{"type", "boolean"}}},
+          {"pagination", pagination_search}}},
+        {"required", {"resources", "pagination"}}}},
+      {"list_resources", "List paid resources",
+       "Lists the catalog of paid x402 resources in listing order, with optional filters and a price ceiling.",
+       {{"type", "object"}, {"properties", list_in}, {"additionalProperties", false}},
+       {{"type", "object"},
+        {"properties", {{"x402Version", {{"type", "integer"}}}, {"items", items_schema()}, {"pagination", pagination_list}}},
+        {"required", {"items", "pagination"}}}},
+      {"get_resource", "Get one paid resource",
+       "Every provider's listing of one resource: an HTTP route (url and method, GET by default) or an MCP tool (url "
+       "and toolName).",
+       {{"type", "object"},
+        {"properties",
+         {{"url", string_schema("the resource URL")},
+          {"method", string_schema("the HTTP method (default GET)")},
+          {"toolName", string_schema("the MCP tool's name (for an MCP resource)")}}},
+        {"required", {"url"}},
+        {"additionalProperties", false}},
+       {{"type", "object"},
+        {"properties", {{"x402Version", {{"type", "integer"}}}, {"resources", items_schema()}}},
+        {"required", {"resources"}}}},
+  };
+}
+
+std::string_view text_of(const json::object& o, std::string_view key) {
+  auto* v = o.if_contains(key);
+  return v && v->is_string() ? std::string_view{v->as_string()} : std::string_view{};
+}
+
+/// The short text beside structuredContent: one line per resource (method or tool, URL, price,
+/// the start of its description), so a client that shows only text still shows the answer.
+std::string summary(std::string_view structured, std::string_view list_key, std::string_view heading) {
+  auto doc = json::parse(structured).as_object();
+  auto& items = doc.at(list_key).as_array();
+  std::string out{heading};
+  out.append(": ").append(std::to_string(items.size())).append(items.size() == 1 ? " resource" : " resources");
+  for (auto& v : items) {
+    auto& it = v.as_object();
+    std::string_view selector = "GET";
+    if (auto* info = it.if_contains("extensions")) {
+      if (auto* input = info->as_object().if_contains("bazaar")) {
+        auto* in = input->is_object() ? input->as_object().if_contains("info") : nullptr;
+        auto* io = in && in->is_object() ? in->as_object().if_contains("input") : nullptr;
+        if (io && io->is_object()) {
+          if (auto m = text_of(io->as_object(), "method"); !m.empty()) selector = m;
+          if (auto t = text_of(io->as_object(), "toolName"); !t.empty()) selector = t;
+        }
+      }
+    }
+    out.append("\n- ").append(selector).append(" ").append(text_of(it, "resource"));
+    if (auto* accepts = it.if_contains("accepts"); accepts && accepts->is_array() && !accepts->as_array().empty())
+      if (auto* first = accepts->as_array()[0].if_object())
+        out.append(" (").append(text_of(*first, "amount")).append(" ").append(text_of(*first, "asset")).append(")");
+    auto description = text_of(it, "description");
+    if (description.size() > 120) description = description.substr(0, 117);
+    if (!description.empty()) out.append(": ").append(description);
+  }
+  if (auto* p = doc.if_contains("pagination"); p && p->is_object())
+    if (auto cursor = text_of(p->as_object(), "cursor"); !cursor.empty()) out.append("\nmore: cursor ").append(cursor);
+  return out;
+}
+
+mcp::rpc_error refused(std::string message, std::string_view code) {
+  mcp::rpc_error e{mcp::rpc_code::invalid_params, std::move(message), {}};
+  e.data["error"] = code;
+  return e;
+}
+
+/// The tool's arguments as the HTTP parameters they mirror, with the MCP default page size.
+std::variant<query_params, mcp::rpc_error> params_of(const json::object& args, std::initializer_list<std::string_view> strings,
+                                                     std::initializer_list<std::string_view> numbers) {
+  auto read = mcp::read_arguments(args, strings, numbers);
+  if (auto* err = std::get_if<mcp::rpc_error>(&read)) return *err;
+  query_params params;
+  for (auto& [k, v] : std::get<0>(read)) params.emplace(k, v);
+  if (auto it = params.find("limit"); it != params.end()) {
+    auto n = std::strtoull(it->second.c_str(), nullptr, 10);
+    if (n < 1 || n > max_list_limit)
+      return refused("argument limit must be from 1 to " + std::to_string(max_list_limit), "invalid_filter");
+  } else if (std::find(numbers.begin(), numbers.end(), "limit") != numbers.end()) {
+    params.emplace("limit", std::to_string(default_tool_limit));
+  }
+  return params;
+}
+
+mcp::tool_answer call_tool(app_state& app, std::string_view name, const json::object& args) {
+  auto snap = app.engine.snapshots().load_cached();
+  if (name == "search_resources") {
+    auto params = params_of(args, {"query", "type", "payTo", "scheme", "network", "asset", "extensions", "cursor"},
+                            {"maxAmount", "limit"});
+    if (auto* err = std::get_if<mcp::rpc_error>(&params)) return *err;
+    query_error error;
+    auto now = app.engine.context().clock->now_ms();
+    auto req = read_search_request(std::get<query_params>(params), app.cursors, now, error);
+    if (!req) return refused(error.message, error.code);
+    auto body = render_search(*snap, *req, app.cursors, now);
+    auto text = summary(body, "resources", "search results");
+    return mcp::tool_result{std::move(body), std::move(text), false};
+  }
+  if (name == "list_resources") {
+    auto params = params_of(args, {"type", "payTo", "scheme", "network", "asset", "extensions"}, {"maxAmount", "limit", "offset"});
+    if (auto* err = std::get_if<mcp::rpc_error>(&params)) return *err;
+    std::string why;
+    auto req = read_list_request(std::get<query_params>(params), why);
+    if (!req) return refused(why, "invalid_filter");
+    auto body = render_list(snap, *req).flatten();
+    auto text = summary(body, "items", "catalog page");
+    return mcp::tool_result{std::move(body), std::move(text), false};
+  }
+  // get_resource
+  auto params = params_of(args, {"url", "method", "toolName"}, {});
+  if (auto* err = std::get_if<mcp::rpc_error>(&params)) return *err;
+  auto& p = std::get<query_params>(params);
+  if (!p.contains("url")) return refused("argument url is required", "invalid_filter");
+  p.emplace("type", p.contains("toolName") ? "mcp" : "http");
+  query_error error;
+  auto body = render_resource(*snap, p, error);
+  if (!body) {
+    if (error.code != "not_found") return refused(error.message, error.code);
+    return mcp::tool_result{{}, "not_found: " + error.message, true};
+  }
+  auto text = summary(*body, "resources", "listings");
+  return mcp::tool_result{std::move(*body), std::move(text), false};
+}
+
+response rpc_http(unsigned status, std::string body) {
+  auto res = json_response(status, std::move(body));
+  res.set(bhttp::field::cache_control, "no-store");
+  return res;
+}
+
+std::string_view header(const request& req, std::string_view name) {
+  auto it = req.find(name);
+  return it == req.end() ? std::string_view{} : std::string_view{it->value().data(), it->value().size()};
+}
+
+}  // namespace
+
+mcp::server make_catalog_mcp(app_state& app) {
+  return mcp::server{{"z402-bazaar", "z402 Bazaar", std::string{z402::version()},
+                      "The catalog of paid x402 resources. search_resources finds them by words, list_resources pages "
+                      "through them, get_resource shows one. Prices are in atomic units of their asset. This server never "
+                      "calls a resource: pay and call it yourself."},
+                     catalog_tools(), [&app](std::string_view name, const json::object& args) { return call_tool(app, name, args); }};
+}
+
+response handle_mcp(app_state& app, const mcp::server& mcp, const request& req) {
+  // DNS rebinding (the spec's security warning): a browser page of another origin must not
+  // reach this server. Requests without Origin (agents, curl) are not from a browser.
+  if (auto origin = header(req, "Origin"); !origin.empty()) {
+    auto host = header(req, "Host");
+    auto own = std::string{app.scheme} + "://" + std::string{host};
+    if (host.empty() || origin != own)
+      return rpc_http(403, mcp::error_response(nullptr, {mcp::rpc_code::invalid_request, "Origin " + std::string{origin} +
+                                                                                           " may not use this server", {}}));
+  }
+  if (auto version = header(req, "MCP-Protocol-Version"); !version.empty() && !mcp::supported_version(version))
+    return rpc_http(400, mcp::error_response(nullptr, {mcp::rpc_code::invalid_request,
+                                                       "unsupported MCP-Protocol-Version " + std::string{version} +
+                                                           "; this server speaks 2025-11-25, 2025-06-18 and 2025-03-26",
+                                                       {}}));
+  if (auto ct = header(req, "Content-Type"); ct.substr(0, ct.find(';')) != "application/json")
+    return rpc_http(415, mcp::error_response(nullptr, {mcp::rpc_code::invalid_request, "send the message as application/json", {}}));
+  auto outcome = mcp.handle(req.body());
+  if (!outcome.body) {
+    response res{bhttp::status::accepted, 11};
+    res.prepare_payload();
+    return res;
+  }
+  return rpc_http(outcome.malformed ? 400 : 200, std::move(*outcome.body));
+}
+
+}  // namespace z402::http
