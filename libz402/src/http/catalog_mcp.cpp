@@ -80,41 +80,19 @@ std::vector<mcp::tool> catalog_tools() {
   };
 }
 
-std::string_view text_of(const json::object& o, std::string_view key) {
-  auto* v = o.if_contains(key);
-  return v && v->is_string() ? std::string_view{v->as_string()} : std::string_view{};
-}
-
-/// The short text beside structuredContent: one line per resource (method or tool, URL, price,
-/// the start of its description), so a client that shows only text still shows the answer.
-std::string summary(std::string_view structured, std::string_view list_key, std::string_view heading) {
-  auto doc = json::parse(structured).as_object();
-  auto& items = doc.at(list_key).as_array();
+/// The short text beside structuredContent: one line per resource (its method or tool, URL and
+/// first price), so a client that shows only text still shows the answer. Made from the items'
+/// records, not by parsing the page back.
+std::string summary(const shown_items& items, std::string_view heading, std::string_view cursor = {}) {
   std::string out{heading};
   out.append(": ").append(std::to_string(items.size())).append(items.size() == 1 ? " resource" : " resources");
-  for (auto& v : items) {
-    auto& it = v.as_object();
-    std::string_view selector = "GET";
-    if (auto* info = it.if_contains("extensions")) {
-      if (auto* input = info->as_object().if_contains("bazaar")) {
-        auto* in = input->is_object() ? input->as_object().if_contains("info") : nullptr;
-        auto* io = in && in->is_object() ? in->as_object().if_contains("input") : nullptr;
-        if (io && io->is_object()) {
-          if (auto m = text_of(io->as_object(), "method"); !m.empty()) selector = m;
-          if (auto t = text_of(io->as_object(), "toolName"); !t.empty()) selector = t;
-        }
-      }
-    }
-    out.append("\n- ").append(selector).append(" ").append(text_of(it, "resource"));
-    if (auto* accepts = it.if_contains("accepts"); accepts && accepts->is_array() && !accepts->as_array().empty())
-      if (auto* first = accepts->as_array()[0].if_object())
-        out.append(" (").append(text_of(*first, "amount")).append(" ").append(text_of(*first, "asset")).append(")");
-    auto description = text_of(it, "description");
-    if (description.size() > 120) description = description.substr(0, 117);
-    if (!description.empty()) out.append(": ").append(description);
+  for (auto* it : items) {
+    auto& r = it->record();
+    out.append("\n- ").append(r.identity.selector).append(" ").append(r.identity.resource);
+    if (!r.content->prices.empty())
+      out.append(" (").append(std::to_string(r.content->prices.front().second)).append(" ").append(r.content->prices.front().first).append(")");
   }
-  if (auto* p = doc.if_contains("pagination"); p && p->is_object())
-    if (auto cursor = text_of(p->as_object(), "cursor"); !cursor.empty()) out.append("\nmore: cursor ").append(cursor);
+  if (!cursor.empty()) out.append("\nmore: pass the cursor of pagination.cursor");
   return out;
 }
 
@@ -151,8 +129,10 @@ mcp::tool_answer call_tool(app_state& app, std::string_view name, const json::ob
     auto now = app.engine.context().clock->now_ms();
     auto req = read_search_request(std::get<query_params>(params), app.cursors, now, error);
     if (!req) return refused(error.message, error.code);
-    auto body = render_search(*snap, *req, app.cursors, now);
-    auto text = summary(body, "resources", "search results");
+    shown_items shown;
+    auto body = render_search(*snap, *req, app.cursors, now, &shown);
+    auto more = body.ends_with(R"("cursor":null}})") ? std::string_view{} : std::string_view{"cursor"};
+    auto text = summary(shown, "search results", more);
     return mcp::tool_result{std::move(body), std::move(text), false};
   }
   if (name == "list_resources") {
@@ -161,8 +141,9 @@ mcp::tool_answer call_tool(app_state& app, std::string_view name, const json::ob
     std::string why;
     auto req = read_list_request(std::get<query_params>(params), why);
     if (!req) return refused(why, "invalid_filter");
-    auto body = render_list(snap, *req).flatten();
-    auto text = summary(body, "items", "catalog page");
+    shown_items shown;
+    auto body = render_list(snap, *req, &shown).flatten();
+    auto text = summary(shown, "catalog page");
     return mcp::tool_result{std::move(body), std::move(text), false};
   }
   // get_resource
@@ -172,12 +153,13 @@ mcp::tool_answer call_tool(app_state& app, std::string_view name, const json::ob
   if (!p.contains("url")) return refused("argument url is required", "invalid_filter");
   p.emplace("type", p.contains("toolName") ? "mcp" : "http");
   query_error error;
-  auto body = render_resource(*snap, p, error);
+  shown_items shown;
+  auto body = render_resource(*snap, p, error, &shown);
   if (!body) {
     if (error.code != "not_found") return refused(error.message, error.code);
     return mcp::tool_result{{}, "not_found: " + error.message, true};
   }
-  auto text = summary(*body, "resources", "listings");
+  auto text = summary(shown, "listings");
   return mcp::tool_result{std::move(*body), std::move(text), false};
 }
 

@@ -161,7 +161,7 @@ const std::vector<std::uint32_t>* filtered_rows(const catalog::snapshot& snap, c
   return rows;
 }
 
-response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req) {
+response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, shown_items* shown) {
   // The rows of the page, in listing order. Unfiltered, the page is a slice and the total is
   // the catalog's size: no walk over every item.
   std::vector<const catalog::item*> page;
@@ -174,6 +174,7 @@ response_text render_list(const catalog::snapshot_ptr& snap, const list_request&
     total = snap->items.size();
     for (auto i = req.offset; i < total && page.size() < req.limit; ++i) page.push_back(snap->items[i].get());
   }
+  if (shown) *shown = page;
   response_text out{R"({"x402Version":2,"items":[)"};
   out.pieces.reserve(2 * page.size());
   for (std::size_t i = 0; i < page.size(); ++i) {

@@ -12,7 +12,10 @@
 namespace z402::http {
 namespace {
 
-void append_items(std::string& out, const catalog::snapshot& snap, const std::vector<std::size_t>& positions) {
+void append_items(std::string& out, const catalog::snapshot& snap, const std::vector<std::size_t>& positions,
+                  shown_items* shown) {
+  if (shown)
+    for (auto p : positions) shown->push_back(snap.items[p].get());
   bool comma = false;
   for (auto p : positions) {
     if (comma) out.push_back(',');
@@ -106,7 +109,7 @@ std::optional<search_request> read_search_request(const query_params& params, co
 }
 
 std::string render_search(const catalog::snapshot& snap, const search_request& req, const cursor_signer& cursors,
-                          std::int64_t now_ms) {
+                          std::int64_t now_ms, shown_items* shown) {
   auto& idx = snap.search_index_of();
   auto hits = idx.rank(search::tokenize(req.query));
   std::vector<std::uint32_t> storage;
@@ -118,7 +121,7 @@ std::string render_search(const catalog::snapshot& snap, const search_request& r
   std::vector<std::size_t> page;
   for (std::size_t i = req.offset; i < hits.size() && page.size() < req.limit; ++i) page.push_back(hits[i].position);
   std::string out = R"({"x402Version":2,"resources":[)";
-  append_items(out, snap, page);
+  append_items(out, snap, page, shown);
   out.append(R"(],"partialResults":false,"pagination":{"limit":)").append(std::to_string(req.limit));
   auto next = req.offset + req.limit;
   if (next < hits.size())
@@ -140,7 +143,7 @@ std::optional<std::string> render_resource(const catalog::snapshot& snap, std::s
 }
 
 std::optional<std::string> render_resource(const catalog::snapshot& snap, const query_params& params,
-                                           query_error& error) {
+                                           query_error& error, shown_items* shown) {
   std::string why;
   auto param = [&](const char* name) -> const std::string* {
     auto it = params.find(name);
@@ -184,7 +187,7 @@ std::optional<std::string> render_resource(const catalog::snapshot& snap, const 
     return std::nullopt;
   }
   std::string out = R"({"x402Version":2,"resources":[)";
-  append_items(out, snap, found);
+  append_items(out, snap, found, shown);
   out.append("]}");
   return out;
 }

@@ -104,13 +104,17 @@ std::string server::dispatch(const json::value& id, std::string_view method, con
     if (args && !args->is_object()) return error_response(id, invalid_params("params.arguments must be an object", "arguments"));
     auto answer = call_(name->as_string(), args ? args->as_object() : no_arguments);
     if (auto* err = std::get_if<rpc_error>(&answer)) return error_response(id, *err);
+    // The answer is assembled once, at its final size: structuredContent is the page as the
+    // HTTP read renders it, spliced in, never parsed back.
     auto& r = std::get<tool_result>(answer);
-    std::string result = R"({"content":[{"type":"text","text":)";
-    result.append(json::serialize(json::string(r.text)));
-    result.append("}]");
-    if (!r.structured_json.empty()) result.append(R"(,"structuredContent":)").append(r.structured_json);
-    result.append(r.is_error ? R"(,"isError":true})" : R"(,"isError":false})");
-    return result_response(id, result);
+    auto text = json::serialize(json::string(r.text));
+    auto head = R"({"jsonrpc":"2.0","id":)" + json::serialize(id) + R"(,"result":{"content":[{"type":"text","text":)";
+    std::string out;
+    out.reserve(head.size() + text.size() + r.structured_json.size() + 64);
+    out.append(head).append(text).append("}]");
+    if (!r.structured_json.empty()) out.append(R"(,"structuredContent":)").append(r.structured_json);
+    out.append(r.is_error ? R"(,"isError":true}})" : R"(,"isError":false}})");
+    return out;
   }
   return error_response(id, {rpc_code::method_not_found, "unknown method " + std::string{method}, {}});
 }

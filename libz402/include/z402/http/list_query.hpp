@@ -70,8 +70,11 @@ std::optional<list_request> parse_list_request(std::string_view query, std::stri
 /// The same from parameters already decoded (the MCP tools pass their arguments here).
 std::optional<list_request> read_list_request(const query_params& params, std::string& error);
 
+/// The items a rendered page shows, in its order (for a summary beside it, e.g. MCP's text).
+using shown_items = std::vector<const catalog::item*>;
+
 /// {"x402Version":2,"items":[...],"pagination":{"limit":L,"offset":O,"total":T}}, as a body
 /// that gathers the items' own bytes (and keeps the snapshot alive); flatten() for one string.
-response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req);
+response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, shown_items* shown = nullptr);
 
 }  // namespace z402::http

@@ -54,7 +54,7 @@ std::optional<search_request> read_search_request(const query_params& params, co
 
 /// {"x402Version":2,"resources":[...],"partialResults":false,"pagination":{"limit":L,"cursor":C}}
 std::string render_search(const catalog::snapshot& snap, const search_request& req, const cursor_signer& cursors,
-                          std::int64_t now_ms);
+                          std::int64_t now_ms, shown_items* shown = nullptr);
 
 /// Every provider's item with the identity the query names; nullopt with `error` (400
 /// invalid_filter or 404 not_found) otherwise.
@@ -62,6 +62,6 @@ std::optional<std::string> render_resource(const catalog::snapshot& snap, std::s
                                            query_error& error);
 /// The same from parameters already decoded.
 std::optional<std::string> render_resource(const catalog::snapshot& snap, const query_params& params,
-                                           query_error& error);
+                                           query_error& error, shown_items* shown = nullptr);
 
 }  // namespace z402::http
