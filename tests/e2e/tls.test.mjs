@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import tls from "node:tls";
-import { newDataDir, removeDataDir, startServer, stopServer, startDemo, addProvider, sleep, freePort } from "./lib/server.mjs";
+import { newDataDir, removeDataDir, startServer, stopServer, startDemo, addProvider, sleep, freePort, termsFile, item, declare } from "./lib/server.mjs";
 import { makeCa, makeServerCert, replaceCert } from "./lib/tls.mjs";
 
 let dir, ca, first, second, live, server;
@@ -76,6 +76,26 @@ test("curl and node's fetch read the catalog over HTTPS, HTTP/1.1 negotiated by 
   assert.equal(r.stdout, "200 1.1 0");
   assert.match(nodeFetch(url, ca), /^200 \{"x402Version":2/);
   assert.match(server.url, /^https:\/\//);
+});
+
+test("a page of many items (gathered from the snapshot, sent a record at a time) arrives whole over TLS", async () => {
+  const key = addProvider(dir, "pages", "uregtest1pages");
+  const { terms } = termsFile(dir);
+  await sleep(400);  // the server re-reads keys every 250 ms
+  const items = Array.from({ length: 60 }, (_, i) => item(terms, "uregtest1pages", `https://pages.example.com/r${i}`,
+    { description: `Route ${i}: ${"a long description that makes each item the largest the rules allow. ".repeat(8)}`.slice(0, 500) }));
+  const declared = await declare(server.url.replace("https://127.0.0.1", "http://127.0.0.1"), key, { items }).catch(() => null);
+  assert.equal(declared, null, "the server speaks only TLS");
+  const r = spawnSync("curl", ["-sS", "--cacert", ca, "-H", "content-type: application/json", "-H", `authorization: Bearer ${key}`,
+    "--data-binary", "@-", `https://127.0.0.1:${server.port}/discovery/declarations`], { input: JSON.stringify({ items }), encoding: "utf8" });
+  assert.match(r.stdout, /"accepted":60/, r.stderr);
+  const page = curl(["--cacert", ca, "-w", "\n%{size_download} %{http_code}", `https://127.0.0.1:${server.port}/discovery/resources?payTo=uregtest1pages&limit=100`]);
+  const [body, stats] = [page.stdout.slice(0, page.stdout.lastIndexOf("\n")), page.stdout.slice(page.stdout.lastIndexOf("\n") + 1)];
+  assert.equal(stats.split(" ")[1], "200");
+  assert.ok(Number(stats.split(" ")[0]) > 3 * 16384, "the page spans several TLS records");
+  const parsed = JSON.parse(body);
+  assert.deepEqual(parsed.items.map((i) => i.resource), items.map((i) => i.resource));
+  assert.equal(parsed.items[59].description, items[59].description);
 });
 
 test("TLS 1.2 and 1.3 are spoken; 1.1 and 1.0 are refused", () => {
