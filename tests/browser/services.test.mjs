@@ -199,6 +199,7 @@ test("rows expand from the keyboard to show input parameters and example output"
   assert.match(text, /Input parameters: city/);
   assert.match(text, /"temperature": 21/);
   assert.match(text, /5000 zat\/call/);
+  assert.equal(await details.locator(".badge.declaration").first().textContent(), "declared by its provider");
   await page.keyboard.press("Space");
   assert.equal(await toggle.getAttribute("aria-expanded"), "false");
   assert.ok(await details.isHidden());

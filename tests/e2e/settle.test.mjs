@@ -76,6 +76,22 @@ test("the outcome is in the body and in EXTENSION-RESPONSES", async () => {
   assert.ok(health.settles.counted >= 10001 && health.settles.rejected >= 1);
 });
 
+test("every item says how it was listed: from payments alone, then by its provider's declaration", async () => {
+  const walkIn = "uregtest1walkin", route = "https://walkin.example.com/v1/thing";
+  const key = addProvider(dir, "walkin", walkIn);
+  await sleep(400);  // the server re-reads keys every 250 ms
+  const listed = async () => (await list(server.url, `?payTo=${walkIn}`)).json.items;
+  assert.equal(JSON.parse((await poster(1)(settleBody(terms, walkIn, route))).text).bazaar.status, "success");
+  await sleep(50);
+  assert.deepEqual((await listed()).map((i) => [i.resource, i.listedBy]), [[route, "settlement"]]);
+  assert.equal((await declare(server.url, key, { items: [item(terms, walkIn, route)] })).status, 200);
+  assert.deepEqual((await listed()).map((i) => [i.resource, i.listedBy, i.paidCallsToday]), [[route, "declaration", 1]]);
+  const search = await (await fetch(`${server.url}/discovery/search?query=test+route&payTo=${walkIn}`)).json();
+  assert.equal(search.resources[0].listedBy, "declaration");
+  const resolved = await (await fetch(`${server.url}/discovery/resource?type=http&url=${encodeURIComponent(route)}`)).json();
+  assert.equal(resolved.resources[0].listedBy, "declaration");
+});
+
 test("a wrong or missing settle key gets 401, a provider key 403, and nothing changes", async () => {
   const before = await paidCalls();
   const post = poster(1);

@@ -39,6 +39,8 @@ content_ptr make_content(const boost::json::object& fields, std::string_view sel
 
 item::item(item_record record, std::int64_t today) : record_(std::move(record)), rendered_day_(today) {
   tail_.reserve(96);
+  // Provenance (issue 18): a route its provider declared, or one seen only in payments.
+  tail_.append(record_.declared ? R"(,"listedBy":"declaration")" : R"(,"listedBy":"settlement")");
   tail_.append(R"(,"lastUpdated":")").append(wire::format_iso_ms(record_.last_updated_ms)).append("\"");
   if (record_.last_seen_ms >= 0)
     tail_.append(R"(,"lastSeen":")").append(wire::format_iso_ms(record_.last_seen_ms)).append("\"");

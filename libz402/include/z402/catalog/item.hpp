@@ -55,7 +55,7 @@ class item {
   const item_record& record() const { return record_; }
   /// The item as served is `head()` then `tail()`: the content's JSON without its closing
   /// brace (shared by every version of the item: a count or a heartbeat copies none of it),
-  /// then lastUpdated, lastSeen, paidCallsToday and the brace.
+  /// then listedBy, lastUpdated, lastSeen, paidCallsToday and the brace.
   std::string_view head() const { return std::string_view{record_.content->json}.substr(0, record_.content->json.size() - 1); }
   std::string_view tail() const { return std::string_view{tail_}.substr(0, tail_.size() - 1); }
   /// The tail and the comma that separates it from the next item of a page.

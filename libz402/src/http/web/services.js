@@ -136,6 +136,14 @@ function statusCell(cell, s) {
   cell.textContent = s.name === "none" ? "none" : `${s.name} ${ageText(s.age)}`;
 }
 
+// How the route came to be listed: declared by its provider, or seen only in payments (then
+// its description and schema are whatever payers echoed).
+function provenanceBadge(item) {
+  const fromPayments = item.listedBy === "settlement";
+  return el("span", { class: `badge ${fromPayments ? "settlement" : "declaration"}`,
+    text: fromPayments ? "seen in payments only" : "declared by its provider" });
+}
+
 function routeDetails(item, now) {
   const price = priceOf(item);
   const s = statusOf(item.lastSeen, now);
@@ -144,7 +152,7 @@ function routeDetails(item, now) {
   const status = el("span");
   statusCell(status, s);
   return el("section", { class: "route" },
-    el("h3", {}, untrusted(methodOf(item), "method"), untrusted(item.resource)),
+    el("h3", {}, untrusted(methodOf(item), "method"), untrusted(item.resource), provenanceBadge(item)),
     el("p", {}, untrusted(price.label), " · ", status, " · today ", String(Number.isSafeInteger(item.paidCallsToday) ? item.paidCallsToday : 0)),
     item.description ? el("p", {}, untrusted(item.description)) : null,
     el("p", {}, "Input parameters: ", params.length ? untrusted(params.join(", ")) : "none"),
