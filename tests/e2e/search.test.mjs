@@ -141,3 +141,18 @@ test("a page is compressed once per version: repeated gzip'd reads come from the
   assert.equal(searched.compressed - after.compressed, 1);
   assert.equal(searched.cache - after.cache, 1);
 });
+
+test("GET /discovery/terms is what `z402-bazaar terms` prints, public, with an ETag that answers 304", async () => {
+  const { terms } = termsFile(dir);
+  const r = await get("/discovery/terms");
+  assert.equal(r.status, 200);
+  assert.deepEqual(await r.json(), terms);
+  assert.equal(r.headers.get("cache-control"), "public, max-age=60");
+  const etag = r.headers.get("etag");
+  assert.match(etag, /^"[0-9a-f]{32}"$/);
+  const again = await get("/discovery/terms", { "if-none-match": etag });
+  assert.equal(again.status, 304);
+  assert.equal(again.headers.get("etag"), etag);
+  const post = await fetch(`${server.url}/discovery/terms`, { method: "POST", body: "{}" });
+  assert.equal(post.status, 405);
+});

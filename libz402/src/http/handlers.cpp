@@ -56,12 +56,29 @@ response unauthorized(std::string_view message) {
   return res;
 }
 
+/// GET /discovery/terms: what every accepts entry must carry (what `z402-bazaar terms` prints).
+response terms_response(const app_state& app, const request& req) {
+  auto res = not_modified(req, app.terms_etag) ? not_modified_response(app.terms_etag) : json_response(200, app.terms_json);
+  res.set(bhttp::field::etag, app.terms_etag);
+  res.set(bhttp::field::cache_control, "public, max-age=60");
+  return res;
+}
+
 }  // namespace
+
+app_state::app_state(catalog::engine& e, auth::key_store& k, config::rail_terms t, bool allow_http, std::string cursor_key,
+                     settle_batcher& s, boost::asio::any_io_executor checks_on)
+    : engine(e), keys(k), terms(std::move(t)), allow_http_resources(allow_http), cursors(std::move(cursor_key)),
+      settles(s), checks(std::move(checks_on)) {
+  terms_json = boost::json::serialize(config::to_json(terms));
+  terms_etag = "\"" + auth::sha256_hex(terms_json).substr(0, 32) + "\"";
+}
 
 route route_of(std::string_view path) {
   if (path == "/discovery/resources") return route::resources;
   if (path == "/discovery/search") return route::search;
   if (path == "/discovery/resource") return route::resource;
+  if (path == "/discovery/terms") return route::terms;
   if (path == "/discovery/declarations") return route::declarations;
   if (path == "/discovery/settled") return route::settled;
   if (path == "/discovery/mcp") return route::mcp;
@@ -113,6 +130,7 @@ std::optional<response> screen(app_state& app, const request_header& req, route 
 response handle_read(app_state& app, const request& req, route r) {
   if (r == route::web) return web_response(req, path_of({req.target().data(), req.target().size()}));
   if (r == route::metrics) return metrics_response(app);
+  if (r == route::terms) return terms_response(app, req);
   auto snap = app.engine.snapshots().load_cached();
   if (r == route::health) {
     auto& stats = *app.engine.context().stats;

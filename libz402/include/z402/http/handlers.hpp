@@ -35,13 +35,12 @@ struct declaration_metrics {
 /// What the handlers share.
 struct app_state {
   app_state(catalog::engine& e, auth::key_store& k, config::rail_terms t, bool allow_http, std::string cursor_key,
-            settle_batcher& s, boost::asio::any_io_executor checks_on)
-      : engine(e), keys(k), terms(std::move(t)), allow_http_resources(allow_http), cursors(std::move(cursor_key)),
-        settles(s), checks(std::move(checks_on)) {}
+            settle_batcher& s, boost::asio::any_io_executor checks_on);
 
   catalog::engine& engine;
   auth::key_store& keys;
   config::rail_terms terms;
+  std::string terms_json, terms_etag;  // GET /discovery/terms: made once (the terms change only with a restart)
   bool allow_http_resources = false;
   cursor_signer cursors;  // search cursors, signed with a key made at start
   settle_batcher& settles;
@@ -61,11 +60,12 @@ struct app_state {
   std::string_view scheme = "http";  // "https" when the server speaks TLS: its own origin, for MCP's Origin check
 };
 
-enum class route { health, resources, search, resource, declarations, settled, mcp, metrics, web, not_found };
+enum class route { health, resources, search, resource, terms, declarations, settled, mcp, metrics, web, not_found };
 
 /// The metrics label of each route, in the order of `route`.
-inline constexpr std::string_view route_names[] = {"health",  "resources", "search",  "resource", "declarations",
-                                                   "settled", "mcp",       "metrics", "web",      "not_found"};
+inline constexpr std::string_view route_names[] = {"health",       "resources", "search", "resource", "terms",
+                                                   "declarations", "settled",   "mcp",    "metrics",  "web",
+                                                   "not_found"};
 
 route route_of(std::string_view path);
 
