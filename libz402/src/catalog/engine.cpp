@@ -66,6 +66,10 @@ void engine::declare(const std::string& name, declare_command cmd, write_complet
   caf::anon_send(directory_->get(name), atom::declare::value, std::move(cmd), std::move(done));
 }
 
+void engine::delist(const std::string& name, delist_command cmd, write_completion done) {
+  caf::anon_send(directory_->get(name), atom::delist::value, std::move(cmd), std::move(done));
+}
+
 void engine::repeat_declaration(const std::string& name, std::string digest, write_completion done) {
   caf::anon_send(directory_->get(name), atom::repeat::value, std::move(digest), std::move(done));
 }

@@ -277,6 +277,20 @@ caf::behavior provider(provider_actor* self, engine_context ctx, caf::actor regi
                 done(write_outcome::unavailable("the catalog is shutting down"));
             });
       },
+      [=](atom::delist, const delist_command& cmd, const write_completion& done) {
+        auto& st = self->state;
+        auto now = st.ctx.clock->now_ms();
+        auto next = cmd.all ? item_map{} : st.items;
+        std::size_t removed = cmd.all ? st.items.size() : 0;
+        for (auto& key : cmd.keys) removed += next.erase(key);
+        if (removed == 0) return done({write_outcome::status::ok, {}, 0, now});
+        // The body that listed them is no heartbeat any more: sent again, it is checked and
+        // declared again in full (the provider still serves those routes after all).
+        st.last_digest.clear();
+        commit(
+            self, std::move(next), false, [=] { done({write_outcome::status::ok, {}, removed, now}); },
+            [=](const caf::error&) { done(write_outcome::unavailable("the catalog is shutting down")); });
+      },
       [=](atom::repeat, const std::string& digest, const write_completion& done) {
         auto& st = self->state;
         auto now = st.ctx.clock->now_ms();

@@ -8,6 +8,7 @@
 #include "z402/http/read_response.hpp"
 #include "z402/http/web_page.hpp"
 #include "z402/rules/declaration.hpp"
+#include "z402/rules/delisting.hpp"
 #include "z402/rules/settlement.hpp"
 #include "z402/wire/base64.hpp"
 #include "z402/wire/iso_time.hpp"
@@ -89,16 +90,24 @@ route route_of(std::string_view path) {
 }
 
 std::string_view allowed_methods(route r) {
-  return r == route::declarations || r == route::settled || r == route::mcp ? "POST" : "GET";
+  if (r == route::declarations) return "POST, DELETE";
+  return r == route::settled || r == route::mcp ? "POST" : "GET";
 }
+
+namespace {
+
+bool method_allowed(route r, bhttp::verb v) {
+  if (r == route::declarations) return v == bhttp::verb::post || v == bhttp::verb::delete_;
+  return allowed_methods(r) == "POST" ? v == bhttp::verb::post : v == bhttp::verb::get;
+}
+
+}  // namespace
 
 std::optional<response> screen(app_state& app, const request_header& req, route r,
                                std::optional<auth::provider_record>& writer) {
   if (r == route::not_found || (r == route::metrics && !app.metrics_enabled))
     return error_response(404, "not_found", "no such endpoint");
-  bool is_read = req.method() == bhttp::verb::get;
-  bool allowed = allowed_methods(r) == "POST" ? req.method() == bhttp::verb::post : is_read;
-  if (!allowed) {
+  if (!method_allowed(r, req.method())) {
     auto res = error_response(405, "method_not_allowed",
                               "this endpoint answers " + std::string{allowed_methods(r)});
     res.set(bhttp::field::allow, allowed_methods(r));
@@ -112,7 +121,7 @@ std::optional<response> screen(app_state& app, const request_header& req, route 
     return unauthorized("a settlement needs Authorization: Bearer <settle key>");
   }
   if (r == route::declarations) {
-    if (!token) return unauthorized("a declaration needs Authorization: Bearer <provider key>");
+    if (!token) return unauthorized("a declaration or a delisting needs Authorization: Bearer <provider key>");
     writer = app.keys.authenticate(*token);
     if (!writer) return unauthorized("the provider key is not valid");
     if (auto ct = req.find(bhttp::field::content_type); ct != req.end()) {
@@ -231,6 +240,26 @@ void handle_declaration(app_state& app, request& req, const auth::provider_recor
   });
 }
 
+void handle_delisting(app_state& app, const request& req, const auth::provider_record& provider,
+                      std::function<void(response)> reply) {
+  std::string error;
+  auto doc = wire::parse_strict(req.body(), max_body_depth, error);
+  if (!doc) return reply(invalid_request(error, std::nullopt, "", error));
+  auto named = rules::read_delisting(*doc, app.engine.context().limits.max_items_per_provider);
+  if (named.error) return reply(invalid_request(named.error->message(), named.error->item, named.error->field, named.error->reason));
+  if (!admit(app)) return reply(overloaded());
+  catalog::delist_command cmd{named.all, {}};
+  for (auto& id : named.items) cmd.keys.push_back(id.key());
+  app.engine.delist(provider.name, std::move(cmd),
+                    catalog::write_completion{[&app, reply](catalog::write_outcome o) {
+                                                app.writes_in_flight.fetch_sub(1);
+                                                if (o.state != catalog::write_outcome::status::ok)
+                                                  return reply(error_response(503, "unavailable", o.message));
+                                                reply(json_response(200, boost::json::serialize(boost::json::object{{"removed", o.accepted}})));
+                                              },
+                                              catalog::write_outcome::unavailable("the catalog is shutting down")});
+}
+
 void handle_settlement(app_state& app, const request& req, std::function<void(response)> reply) {
   std::string error;
   auto body = wire::parse_strict(req.body(), max_body_depth, error);
@@ -279,7 +308,8 @@ std::optional<response> bazaar_handler::on_request(request& req, const responder
   // Authenticated in on_header; the key is looked up again for the record (a hash, no I/O).
   std::optional<auth::provider_record> writer;
   if (auto refused = screen(app_, req, r, writer)) return refused;
-  handle_declaration(app_, req, *writer, reply);
+  if (req.method() == bhttp::verb::delete_) handle_delisting(app_, req, *writer, reply);
+  else handle_declaration(app_, req, *writer, reply);
   return std::nullopt;
 }
 

@@ -51,6 +51,10 @@ class engine {
   /// heartbeat), its items' lastSeen move on and `done` gets ok; otherwise not_a_repeat.
   void repeat_declaration(const std::string& provider, std::string digest, write_completion done);
 
+  /// Removes the provider's own items that `cmd` names (or all of them); `done` gets ok with
+  /// the number removed. Another provider's items are out of reach: only this PROVIDER is asked.
+  void delist(const std::string& provider, delist_command cmd, write_completion done);
+
   /// One successful settle, as its x402 body {"x402Version","paymentPayload","paymentRequirements"}
   /// (v1 or v2). `done` gets the catalog outcome once: rejected at once (on this thread) when
   /// the body names no payee or resource, otherwise on an actor thread.

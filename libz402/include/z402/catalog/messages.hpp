@@ -23,6 +23,9 @@ using declare = caf::atom_constant<caf::atom("declare")>;
 /// declaration applied (a heartbeat): refreshes its items' lastSeen without parsing it again;
 /// answers not_a_repeat when the digest is not that declaration's or one of its items left.
 using repeat = caf::atom_constant<caf::atom("repeat")>;
+/// HTTP -> PROVIDER: (delist, delist_command, completion<write_outcome>) removes the named
+/// items of this provider, or all of them; answers ok with `accepted` = how many it removed.
+using delist = caf::atom_constant<caf::atom("delist")>;
 /// PROVIDER -> REGISTRY: (commit, provider, item_change, may_refuse) upserts and removes some
 /// of the provider's items; answers true once readers can see them. With may_refuse, a change
 /// that would pass a global budget is refused with ec::catalog_full; without it (counts,
@@ -66,6 +69,12 @@ struct declared_content {
 struct declare_command {
   std::vector<declared_content> items;
   std::string digest;  // of the declaration's body: a heartbeat repeating it is recognised
+};
+
+/// The provider's items to remove: `keys` are item_identity::key()s; `all` removes every one.
+struct delist_command {
+  bool all = false;
+  std::vector<std::string> keys;
 };
 
 /// The answer to a write, as the HTTP layer turns it into a response.
@@ -124,6 +133,7 @@ using payee_map = std::unordered_map<std::string, std::string>;
 }  // namespace z402::catalog
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::declare_command)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::delist_command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::write_completion)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::item_list)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::item_change)

@@ -86,6 +86,10 @@ response handle_read(app_state& app, const request& req, route r);
 void handle_declaration(app_state& app, request& req, const auth::provider_record& provider,
                         std::function<void(response)> reply);
 
+/// DELETE /discovery/declarations: the provider removes its own items; 200 {"removed":N}.
+void handle_delisting(app_state& app, const request& req, const auth::provider_record& provider,
+                      std::function<void(response)> reply);
+
 /// POST /discovery/settled: 200 with the catalog outcome in the body and in EXTENSION-RESPONSES;
 /// 400 only when the body names no payee or resource. `reply` runs once.
 void handle_settlement(app_state& app, const request& req, std::function<void(response)> reply);

@@ -1,0 +1,24 @@
+#pragma once
+// The body of DELETE /discovery/declarations: the provider's own items to remove, by the
+// identity a listing shows ({"type","resource","method"} or {"type","resource","toolName"}),
+// or {"all": true}. Pure: the provider it applies to comes from the key.
+#include "z402/rules/declaration.hpp"
+#include "z402/rules/rule_error.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <optional>
+#include <vector>
+
+namespace z402::rules {
+
+struct delisting {
+  bool all = false;
+  std::vector<item_identity> items;
+  std::optional<rule_error> error;  // set: the body is refused, nothing is removed
+};
+
+/// At most `max_items` identities (a provider lists no more).
+delisting read_delisting(const boost::json::value& body, std::size_t max_items);
+
+}  // namespace z402::rules
