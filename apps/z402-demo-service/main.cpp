@@ -122,7 +122,7 @@ int pay(const std::vector<std::string>& args) {
 
 int serve(const std::vector<std::string>& args) {
   std::string discovery, key_file, pay_to, listen, public_url, settle_key_file, terms_file, secret_file, cert, tls_key,
-      format;
+      format, served = "quote,wordcount,primes";
   long long interval_ms = 30'000;
   cli::command cmd{"z402-demo-service", "--discovery URL --provider-key-file FILE --pay-to ADDR [OPTIONS]\n"
                                         "       z402-demo-service pay URL [OPTIONS]",
@@ -138,6 +138,8 @@ int serve(const std::vector<std::string>& args) {
       ("public-url", po::value(&public_url)->value_name("URL"), "the origin it is listed under (default from --listen)")  //
       ("settle-key-file", po::value(&settle_key_file)->value_name("FILE"), "report paid calls with this settle key")  //
       ("terms", po::value(&terms_file)->value_name("FILE"), "the catalog's terms (output of z402-bazaar terms)")    //
+      ("routes", po::value(&served)->value_name("LIST")->default_value(served),
+       "the routes to serve, of quote, wordcount, primes (a route left out leaves the catalog at the first beat)")  //
       ("declare-interval-ms", po::value(&interval_ms)->value_name("N")->default_value(30'000),
        "milliseconds between declarations; 0 turns declaring off")                                            //
       ("dev-secret-file", po::value(&secret_file)->value_name("FILE"), "the development payment secret")          //
@@ -207,7 +209,11 @@ int serve(const std::vector<std::string>& args) {
 
   kit::service_options service_opts;
   service_opts.identity = identity;
-  service_opts.routes = demo::demo_routes();
+  for (auto& route : demo::demo_routes()) {
+    auto name = route.pattern.substr(4, route.pattern.find('/', 4) - 4);  // "/v1/NAME..."
+    if (("," + served + ",").find("," + name + ",") != std::string::npos) service_opts.routes.push_back(route);
+  }
+  if (service_opts.routes.empty()) return cli::usage_error(cmd, "--routes must name at least one of quote, wordcount, primes");
   service_opts.verifier = std::make_shared<kit::dev_verifier>(secret);
   if (reporter)
     service_opts.on_delivered = [reporter](json::object event) {

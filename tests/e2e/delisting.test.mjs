@@ -3,9 +3,11 @@
 // catalog, and bad bodies are refused naming the field with nothing changed.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { newDataDir, removeDataDir, addProvider, createSettleKey, termsFile, startServer, stopServer, item, declare, list, sleep } from "./lib/server.mjs";
+import {
+  newDataDir, removeDataDir, addProvider, createSettleKey, termsFile, startServer, stopServer, item, declare, list, sleep, startDemo, freePort,
+} from "./lib/server.mjs";
 
 let dir, server, terms, keys;
 const payTo = { a: "uregtest1alpha", b: "uregtest1beta" };
@@ -110,4 +112,42 @@ test("a declaration sent again after a delisting lists its items again", async (
   await sleep(10);
   assert.equal((await declare(server.url, keys.a, body)).status, 200);  // the same bytes: not taken for a heartbeat
   assert.deepEqual(await resourcesOf("a"), routes("a", 2));
+});
+
+test("the kit removes a route it no longer serves at its first beat, and only under its own origin", async () => {
+  const kitDir = newDataDir();
+  writeFileSync(join(kitDir, "config.json"), JSON.stringify({ allowHttpResources: true }));
+  const demoPayTo = "uregtest1kit";
+  const key = addProvider(kitDir, "kit", demoPayTo);
+  writeFileSync(join(kitDir, "provider.key"), key + "\n");
+  const { terms: kitTerms } = termsFile(kitDir);
+  const catalog = await startServer(kitDir);
+  const port = await freePort();
+  const demoArgs = (routesServed) => ["--discovery", catalog.url, "--provider-key-file", join(kitDir, "provider.key"), "--pay-to", demoPayTo,
+    "--listen", `127.0.0.1:${port}`, "--declare-interval-ms", "200", "--routes", routesServed];
+  const listed = async () => (await list(catalog.url, `?payTo=${demoPayTo}`)).json.items.map((i) => i.resource).sort();
+  const waitFor = async (want) => {
+    for (let i = 0; i < 50 && JSON.stringify(await listed()) !== JSON.stringify(want); i++) await sleep(100);
+    return listed();
+  };
+  const origin = `http://127.0.0.1:${port}`;
+  try {
+    // the same provider's route of another service (another origin) must survive
+    const other = item(kitTerms, demoPayTo, "https://other-service.example.com/v1/keep");
+    assert.equal((await declare(catalog.url, key, { items: [other] })).status, 200);
+    let demo = await startDemo(demoArgs("quote,wordcount,primes"));
+    const all = [`${origin}/v1/primes/:n`, `${origin}/v1/quote`, `${origin}/v1/wordcount`, other.resource].sort();
+    assert.deepEqual(await waitFor(all), all);
+    demo.child.kill("SIGTERM");
+    await demo.exited;
+    demo = await startDemo(demoArgs("quote,primes"));
+    const kept = [`${origin}/v1/primes/:n`, `${origin}/v1/quote`, other.resource].sort();
+    assert.deepEqual(await waitFor(kept), kept);
+    assert.match(demo.log(), /routes no longer served: removed 1 listed route\(s\) this service no longer serves/);
+    demo.child.kill("SIGTERM");
+    await demo.exited;
+  } finally {
+    await stopServer(catalog);
+    removeDataDir(kitDir);
+  }
 });

@@ -1,15 +1,21 @@
 #include "z402/kit/catalog_link.hpp"
 
 #include "z402/http/client.hpp"
+#include "z402/rules/declaration.hpp"
+#include "z402/wire/url.hpp"
 #include "z402/wire/json.hpp"
 
 #include <boost/json.hpp>
 #include <caf/all.hpp>
 
+#include <cstdio>
+#include <set>
+
 namespace z402::kit {
 namespace {
 
 constexpr std::size_t answer_budget = 1u << 20;  // the catalog's answers are small
+constexpr std::size_t list_budget = 64u << 20;   // a provider's whole listing: at most 1,000 items of 128 KiB
 constexpr std::size_t max_reason_chars = 200;
 
 /// What the catalog said, as printable ASCII, bounded, with the key (if echoed) removed.
@@ -46,19 +52,108 @@ struct outcome_log {
   }
 };
 
+/// The identity keys of the routes `service` declares, as the catalog computes them (its own rules).
+std::set<std::string> served_keys(const paid_service& service) {
+  auto& id = service.identity();
+  // Only the identities matter here: plain-http origins are the catalog's to accept or refuse.
+  auto checked = rules::validate_declaration(service.declaration(),
+                                             rules::declaration_context{id.terms, id.pay_to, true, 1u << 16});
+  std::set<std::string> keys;
+  for (auto& item : checked.items) keys.insert(item.identity.key());
+  return keys;
+}
+
+std::string origin_of(std::string_view url) {
+  std::string why;
+  auto parts = wire::parse_absolute_url(url, why);
+  return parts ? parts->scheme + "://" + parts->host + (parts->port.empty() ? "" : ":" + parts->port) : std::string{};
+}
+
+std::string query_escape(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+/// The identity of a listed item, as the listing shows it.
+std::optional<std::pair<rules::item_identity, boost::json::object>> listed_identity(const boost::json::value& v) {
+  auto* item = v.if_object();
+  if (!item) return std::nullopt;
+  auto type = wire::find_string(*item, "type");
+  auto resource = wire::find_string(*item, "resource");
+  if (!type || !resource) return std::nullopt;
+  std::string selector = *type == "mcp" ? "" : "GET";
+  if (auto* ext = item->if_contains("extensions"); ext && ext->is_object())
+    if (auto* bazaar = ext->as_object().if_contains("bazaar"); bazaar && bazaar->is_object())
+      if (auto* info = bazaar->as_object().if_contains("info"); info && info->is_object())
+        if (auto* input = info->as_object().if_contains("input"); input && input->is_object()) {
+          if (auto m = wire::find_string(input->as_object(), *type == "mcp" ? "toolName" : "method")) selector = *m;
+        }
+  rules::item_identity id{std::string{*type}, std::string{*resource}, selector};
+  boost::json::object named{{"type", id.type}, {"resource", id.resource}};
+  named[id.type == "mcp" ? "toolName" : "method"] = id.selector;
+  return std::pair{std::move(id), std::move(named)};
+}
+
+/// Removes this service's stale listings; says what happened, `ok` when it is done.
+std::string prune(const catalog_link_options& link, const paid_service& service, const std::set<std::string>& served,
+                  bool& ok) {
+  ok = false;
+  http::client_request req;
+  req.url = http::endpoint_url(link.discovery_url, "/discovery/resources?limit=1000&payTo=" + query_escape(service.identity().pay_to));
+  http::client client{link.verify_tls};
+  std::size_t budget = list_budget;
+  auto result = client.fetch(req, std::chrono::steady_clock::now() + link.timeout, budget);
+  if (auto* failed = std::get_if<http::fetch_error>(&result))
+    return "the catalog could not be reached: " + printable(failed->message, link.key);
+  auto& res = std::get<http::client_response>(result);
+  if (res.result_int() != 200) return "the catalog's list answered " + std::to_string(res.result_int());
+  std::string error;
+  auto page = wire::parse_strict(res.body(), 64, error);
+  auto* items = page && page->is_object() ? page->get_object().if_contains("items") : nullptr;
+  if (!items || !items->is_array()) return "the catalog's list is not a catalog page";
+  auto own = origin_of(service.identity().public_url);
+  boost::json::array stale;
+  for (auto& v : items->as_array()) {
+    auto listed = listed_identity(v);
+    if (listed && origin_of(listed->first.resource) == own && !served.contains(listed->first.key()))
+      stale.push_back(std::move(listed->second));
+  }
+  if (stale.empty()) {
+    ok = true;
+    return "every listed route under " + own + " is served";
+  }
+  auto count = stale.size();
+  auto outcome = post_to_catalog(link, "/discovery/declarations", boost::json::serialize(boost::json::object{{"items", std::move(stale)}}),
+                                 ok, http::bhttp::verb::delete_);
+  return ok ? "removed " + std::to_string(count) + " listed route(s) this service no longer serves" : outcome;
+}
+
 struct heartbeat_state {
   static inline const char* name = "z402.kit.heartbeat";
   heartbeat_options options;
   std::shared_ptr<const paid_service> service;
+  std::set<std::string> served;  // identity keys of its routes
   bool was_ready = false;
+  bool pruned = false;           // stale listings removed since start
   std::chrono::steady_clock::time_point next_due{};
   outcome_log log;
+  outcome_log prune_log;
 };
 
 caf::behavior heartbeat_actor(caf::stateful_actor<heartbeat_state>* self, heartbeat_options options,
                               std::shared_ptr<const paid_service> service) {
   self->state.options = std::move(options);
   self->state.service = std::move(service);
+  self->state.served = served_keys(*self->state.service);
   self->send(self, atom::beat::value);
   return {[=](atom::beat) {
     auto& st = self->state;
@@ -73,6 +168,10 @@ caf::behavior heartbeat_actor(caf::stateful_actor<heartbeat_state>* self, heartb
       auto body = boost::json::serialize(st.service->declaration());
       auto outcome = post_to_catalog(st.options.link, "/discovery/declarations", std::move(body), ok);
       st.log.note(st.options.link, "declarations", outcome);
+      if (ok && !st.pruned) {
+        auto pruned = prune(st.options.link, *st.service, st.served, st.pruned);
+        st.prune_log.note(st.options.link, "routes no longer served", pruned);
+      }
     }
     self->delayed_send(self, st.options.readiness_poll, atom::beat::value);
   }};
@@ -95,10 +194,11 @@ caf::behavior reporter_actor(caf::stateful_actor<reporter_state>* self, catalog_
 
 }  // namespace
 
-std::string post_to_catalog(const catalog_link_options& link, std::string_view path, std::string body, bool& ok) {
+std::string post_to_catalog(const catalog_link_options& link, std::string_view path, std::string body, bool& ok,
+                            http::bhttp::verb method) {
   ok = false;
   http::client_request req;
-  req.method = http::bhttp::verb::post;
+  req.method = method;
   req.url = http::endpoint_url(link.discovery_url, path);
   req.headers = {{"Authorization", "Bearer " + link.key}, {"Content-Type", "application/json"}};
   req.body = std::move(body);

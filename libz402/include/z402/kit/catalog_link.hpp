@@ -2,6 +2,7 @@
 // The service's two calls to the catalog, each made by its own detached actor so a slow or
 // absent catalog never holds up the service: the declaration heartbeat and the settle
 // reporter. Both log one line each time the outcome changes, never the key.
+#include "z402/http/message.hpp"
 #include "z402/kit/paid_service.hpp"
 #include "z402/telemetry/log.hpp"
 
@@ -38,6 +39,10 @@ struct heartbeat_options {
 };
 
 /// Declares at once when the service is ready, then every interval while it stays ready.
+/// After its first accepted declaration it removes (DELETE /discovery/declarations) the
+/// catalog's items of its payTo under its own origin that none of its routes is any more: a
+/// route taken out of a service leaves the catalog at the next beat after a restart. Items
+/// under other origins (other services of the same provider) are never touched.
 /// Returns an invalid handle (and spawns nothing) when the interval is 0.
 caf::actor spawn_heartbeat(caf::actor_system& sys, heartbeat_options options, std::shared_ptr<const paid_service> service);
 
@@ -45,8 +50,9 @@ caf::actor spawn_heartbeat(caf::actor_system& sys, heartbeat_options options, st
 /// logged (on change) and dropped: the call was delivered, the catalog only counts.
 caf::actor spawn_settle_reporter(caf::actor_system& sys, catalog_link_options options);
 
-/// One call: POST `body` to the catalog's `path` with the key. Returns "ok" details or why
+/// One call: POST (or `method`) `body` to the catalog's `path` with the key. Returns "ok" details or why
 /// not, as one printable line that never contains the key. `ok` says which.
-std::string post_to_catalog(const catalog_link_options& link, std::string_view path, std::string body, bool& ok);
+std::string post_to_catalog(const catalog_link_options& link, std::string_view path, std::string body, bool& ok,
+                            http::bhttp::verb method = http::bhttp::verb::post);
 
 }  // namespace z402::kit

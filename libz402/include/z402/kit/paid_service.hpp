@@ -39,6 +39,7 @@ class paid_service final : public http::handler {
   std::uint32_t calls_today() const;
   /// The body of POST /discovery/declarations: every route, built from its 402.
   const boost::json::object& declaration() const { return declaration_; }
+  const service_identity& identity() const { return options_.identity; }
   const std::string& manifest() const { return manifest_; }
 
   std::size_t max_body_limit() const override { return options_.body_limit; }
