@@ -20,7 +20,7 @@ test("every command and subcommand answers --help with its usage, exit 0", () =>
 });
 
 test("--version prints the version, exit 0", () => {
-  for (const [envName, words] of [["Z402_BAZAAR", []], ["Z402_BAZAAR", ["serve"]], ["Z402_DEMO", []], ["Z402_DEMO", ["pay"]], ["Z402_DISCOVER", []], ["Z402_DISCOVER", ["mcp"]]]) {
+  for (const [envName, words] of [["Z402_BAZAAR", []], ["Z402_BAZAAR", ["serve"]], ["Z402_DEMO", []], ["Z402_DEMO", ["pay"]], ["Z402_DISCOVER", []], ["Z402_DISCOVER", ["mcp"]], ["Z402_SELLER", []], ["Z402_SELLER", ["check"]]]) {
     const r = run(envName, [...words, "--version"]);
     assert.equal(r.status, 0);
     assert.match(r.stdout, /^z402-[a-z-]+ \d+\.\d+\.\d+\n$/);
@@ -51,6 +51,10 @@ test("unknown options, missing values and missing operands: exit 2, one line nam
     ["Z402_DISCOVER", ["--discovery", "http://x", "--intent", "a", "--limit-resources", "ten"], /^z402-discover: .*limit-resources/],
     ["Z402_DISCOVER", ["--discovery", "ftp://x", "--intent", "a"], /^z402-discover: --discovery must be an http/],
     ["Z402_DISCOVER", ["mcp"], /^z402-discover mcp: the option '--discovery' is required but missing/],
+    ["Z402_SELLER", ["check", "http://127.0.0.1:1/x"], /^z402-seller check: the option '--discovery' is required but missing/],
+    ["Z402_SELLER", ["check", "--discovery", "http://127.0.0.1:1"], /^z402-seller check: missing URL/],
+    ["Z402_SELLER", ["check", "http://127.0.0.1:1/x", "--discovery", "http://127.0.0.1:1", "--method", "FETCH"], /^z402-seller check: --method: unknown method FETCH/],
+    ["Z402_SELLER", ["sell"], /^z402-seller: unknown command 'sell'/],
     ["Z402_DISCOVER", ["mcp", "--discovery", "file:///etc"], /^z402-discover mcp: --discovery must be an http/],
   ];
   for (const [envName, args, expected] of cases) {

@@ -123,16 +123,17 @@ class basic_session final : public session, public std::enable_shared_from_this<
     auto& header = parser_->get();
     auto verdict = server_.handler().on_header(header);
     early_ = std::move(verdict.early);
-    if (parser_->content_length().value_or(0) > verdict.body_limit) return on_read_error(bhttp::error::body_limit);
-    parser_->body_limit(verdict.body_limit);  // chunked bodies are counted as they arrive
     bool has_body = parser_->chunked() || parser_->content_length().value_or(0) > 0;
     if (early_ && has_body) {
-      // Answer without reading a body we will not use; the connection closes after it.
+      // Answer without reading a body we will not use (a 404 stays a 404 whatever the body's
+      // size); the connection closes after it.
       auto idx = reserve(header, false);
       auto res = std::move(*early_);
       early_.reset();
       return fill(idx, std::move(res));
     }
+    if (parser_->content_length().value_or(0) > verdict.body_limit) return on_read_error(bhttp::error::body_limit);
+    parser_->body_limit(verdict.body_limit);  // chunked bodies are counted as they arrive
     // A request without a body (every GET) is complete with its header: no second read.
     if (parser_->is_done()) return on_body({});
     // Beast reads at most the buffer's free capacity at a time: a 500 KB declaration read

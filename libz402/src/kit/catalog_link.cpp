@@ -69,20 +69,6 @@ std::string origin_of(std::string_view url) {
   return parts ? parts->scheme + "://" + parts->host + (parts->port.empty() ? "" : ":" + parts->port) : std::string{};
 }
 
-std::string query_escape(std::string_view s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char buf[4];
-      std::snprintf(buf, sizeof buf, "%%%02X", c);
-      out += buf;
-    }
-  }
-  return out;
-}
-
 /// The identity of a listed item, as the listing shows it.
 std::optional<std::pair<rules::item_identity, boost::json::object>> listed_identity(const boost::json::value& v) {
   auto* item = v.if_object();
@@ -108,7 +94,7 @@ std::string prune(const catalog_link_options& link, const paid_service& service,
                   bool& ok) {
   ok = false;
   http::client_request req;
-  req.url = http::endpoint_url(link.discovery_url, "/discovery/resources?limit=1000&payTo=" + query_escape(service.identity().pay_to));
+  req.url = http::endpoint_url(link.discovery_url, "/discovery/resources?limit=1000&payTo=" + wire::query_escape(service.identity().pay_to));
   http::client client{link.verify_tls};
   std::size_t budget = list_budget;
   auto result = client.fetch(req, std::chrono::steady_clock::now() + link.timeout, budget);

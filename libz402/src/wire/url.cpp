@@ -131,4 +131,20 @@ bool is_address_like_host(std::string_view host) {
   return host.size() > 2 && host[0] == '0' && host[1] == 'x';
 }
 
+std::string query_escape(std::string_view s) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
+}
+
 }  // namespace z402::wire

@@ -10,6 +10,7 @@ export const helpCommands = [
   ["Z402_BAZAAR", ["provider", "list"]], ["Z402_BAZAAR", ["provider", "rotate"]], ["Z402_BAZAAR", ["provider", "remove"]],
   ["Z402_BAZAAR", ["settle-key"]], ["Z402_BAZAAR", ["terms"]],
   ["Z402_DEMO", []], ["Z402_DEMO", ["pay"]], ["Z402_DISCOVER", []], ["Z402_DISCOVER", ["mcp"]],
+  ["Z402_SELLER", []], ["Z402_SELLER", ["check"]],
 ];
 
 export function programOf(envName) {

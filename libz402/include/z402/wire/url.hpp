@@ -29,6 +29,9 @@ std::string origin_of(const url_parts& url);
 /// trailing slash dropped except for "/"; query, fragment and userinfo dropped.
 std::string canonical_resource(const url_parts& url, std::optional<std::string_view> route_template);
 
+/// `s` as a query parameter value: every byte but unreserved characters as %XX (RFC 3986).
+std::string query_escape(std::string_view s);
+
 /// Whether the host is an IP literal, all digits (a decimal IPv4 in disguise), hexadecimal
 /// (0x...), or a loopback name: hosts an icon URL may not name.
 bool is_address_like_host(std::string_view host);

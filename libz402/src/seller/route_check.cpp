@@ -1,0 +1,264 @@
+#include "z402/seller/route_check.hpp"
+
+#include "z402/agent/discover.hpp"
+#include "z402/config/catalog_limits.hpp"
+#include "z402/config/rail_terms.hpp"
+#include "z402/kit/payment_required.hpp"
+#include "z402/rules/declaration.hpp"
+#include "z402/rules/text.hpp"
+#include "z402/wire/base64.hpp"
+#include "z402/wire/iso_time.hpp"
+#include "z402/wire/json.hpp"
+#include "z402/wire/url.hpp"
+
+#include <boost/json.hpp>
+
+namespace z402::seller {
+namespace {
+
+namespace json = boost::json;
+
+constexpr std::size_t max_depth = 64;
+
+struct run {
+  http::client& client;
+  const check_request& req;
+  std::chrono::steady_clock::time_point deadline;
+  std::size_t budget;
+  check_report report;
+
+  void add(std::string name, bool ok, std::string detail, std::string fix = {}) {
+    report.lines.push_back({std::move(name), ok, rules::terminal_safe(detail), rules::terminal_safe(fix)});
+  }
+
+  std::variant<http::client_response, http::fetch_error> get(const std::string& url) {
+    http::client_request r;
+    r.url = url;
+    return client.fetch(r, deadline, budget);
+  }
+};
+
+std::string text_of(const json::object& o, std::string_view key) {
+  auto* v = o.if_contains(key);
+  return v && v->is_string() ? std::string{v->as_string()} : std::string{};
+}
+
+/// The PaymentRequired of an answer: x402 v2's PAYMENT-REQUIRED header, or a v1 JSON body
+/// (normalised to the v2 shape: resource object, amount for maxAmountRequired).
+std::optional<json::object> payment_required_of(const http::client_response& res, std::string& how) {
+  std::string error;
+  if (auto h = res.find("PAYMENT-REQUIRED"); h != res.end()) {
+    auto decoded = wire::base64_decode({h->value().data(), h->value().size()});
+    auto doc = decoded ? wire::parse_strict(*decoded, max_depth, error) : std::nullopt;
+    if (!doc || !doc->is_object()) return std::nullopt;
+    how = "PAYMENT-REQUIRED header (x402 v2)";
+    return doc->as_object();
+  }
+  auto doc = wire::parse_strict(res.body(), max_depth, error);
+  if (!doc || !doc->is_object()) return std::nullopt;
+  auto& v1 = doc->as_object();
+  auto* accepts = v1.if_contains("accepts");
+  if (!accepts || !accepts->is_array() || accepts->as_array().empty() || !accepts->as_array()[0].is_object()) return std::nullopt;
+  auto& first = accepts->as_array()[0].as_object();
+  json::object v2{{"x402Version", 2},
+                  {"resource", {{"url", text_of(first, "resource")}, {"description", text_of(first, "description")},
+                                {"mimeType", text_of(first, "mimeType")}}}};
+  json::array entries;
+  for (auto& e : accepts->as_array()) {
+    if (!e.is_object()) continue;
+    auto entry = e.as_object();
+    if (auto* amount = entry.if_contains("maxAmountRequired")) entry["amount"] = *amount;
+    for (auto k : {"maxAmountRequired", "resource", "description", "mimeType", "outputSchema"}) entry.erase(k);
+    entries.push_back(std::move(entry));
+  }
+  v2["accepts"] = std::move(entries);
+  how = "JSON body (x402 v1)";
+  return v2;
+}
+
+std::string price_of(const json::object& entry) { return text_of(entry, "amount") + " " + text_of(entry, "asset"); }
+
+/// Compares the listing with the item the 402 builds: payTo, prices, description, schema, method.
+void compare(run& r, const json::object& built, const json::object& listed) {
+  auto accepts_of = [](const json::object& item) {
+    auto* a = item.if_contains("accepts");
+    return a && a->is_array() ? a->as_array() : json::array{};
+  };
+  auto want = accepts_of(built), have = accepts_of(listed);
+  std::string want_prices, have_prices;
+  for (auto& e : want) want_prices += (want_prices.empty() ? "" : ", ") + price_of(e.as_object()) + " to " + text_of(e.as_object(), "payTo");
+  for (auto& e : have)
+    if (e.is_object()) have_prices += (have_prices.empty() ? "" : ", ") + price_of(e.as_object()) + " to " + text_of(e.as_object(), "payTo");
+  bool same_prices = want_prices == have_prices;
+  r.add("price and payTo", same_prices, same_prices ? want_prices : "the 402 asks " + want_prices + "; the listing shows " + have_prices,
+        "declare again (the kit does at its next beat): a listing changes only with a declaration");
+  // The fields a reader chooses by; the bazaar info's example values vary with each request.
+  auto same = [&](std::string_view name, std::initializer_list<std::string_view> path) {
+    auto at = [&](const json::object& item) -> const json::value* {
+      const json::value* v = nullptr;
+      const json::object* o = &item;
+      for (auto key : path) {
+        v = o ? o->if_contains(key) : nullptr;
+        o = v ? v->if_object() : nullptr;
+      }
+      return v;
+    };
+    auto* a = at(built);
+    auto* b = at(listed);
+    bool equal = (!a && !b) || (a && b && *a == *b);
+    auto shown = [](const json::value* v) {
+      auto text = v ? json::serialize(*v) : std::string{"none"};
+      return text.size() > 120 ? text.substr(0, 117) + "..." : text;
+    };
+    r.add(std::string{name}, equal, equal ? shown(a) : "the 402 says " + shown(a) + "; the listing shows " + shown(b),
+          "declare again: the listing keeps what the last declaration said");
+  };
+  same("description", {"description"});
+  same("mimeType", {"mimeType"});
+  same("input and output schema", {"extensions", "bazaar", "schema"});
+  same("billing unit", {"extensions", "z402"});
+}
+
+}  // namespace
+
+check_report check_route(http::client& client, const check_request& req, std::int64_t now_ms) {
+  run r{client, req, std::chrono::steady_clock::now() + req.deadline, req.budget, {}};
+  // 1. The rail's terms, from the catalog.
+  auto terms_answer = r.get(http::endpoint_url(req.discovery, "/discovery/terms"));
+  if (auto* failed = std::get_if<http::fetch_error>(&terms_answer)) {
+    r.add("the catalog's terms", false, "could not read " + req.discovery + ": " + failed->message, "check --discovery");
+    r.report.exit_code = 3;
+    return std::move(r.report);
+  }
+  std::string error;
+  auto& terms_res = std::get<http::client_response>(terms_answer);
+  auto terms_doc = terms_res.result_int() == 200 ? wire::parse_strict(terms_res.body(), 16, error) : std::nullopt;
+  auto terms = terms_doc ? config::terms_from_json(*terms_doc, config::default_rail_terms(), error) : std::nullopt;
+  if (!terms) {
+    r.add("the catalog's terms", false, "GET /discovery/terms answered " + std::to_string(terms_res.result_int()) + " " + error,
+          "is --discovery a z402 Bazaar?");
+    r.report.exit_code = 3;
+    return std::move(r.report);
+  }
+  r.add("the catalog's terms", true, terms->scheme + " on " + terms->network + " in " + terms->asset);
+
+  // 2. The route, unpaid.
+  http::client_request unpaid;
+  unpaid.url = req.url;
+  unpaid.method = http::bhttp::string_to_verb(req.method);
+  if (!req.body.empty()) {
+    unpaid.body = req.body;
+    unpaid.headers.emplace_back("Content-Type", "application/json");
+  }
+  auto answer = client.fetch(unpaid, r.deadline, r.budget);
+  if (auto* failed = std::get_if<http::fetch_error>(&answer)) {
+    r.add("the route answers 402", false, "could not reach " + req.url + ": " + failed->message, "is the service up at this URL?");
+    r.report.exit_code = 3;
+    return std::move(r.report);
+  }
+  auto& res = std::get<http::client_response>(answer);
+  std::string how;
+  auto required = res.result_int() == 402 ? payment_required_of(res, how) : std::nullopt;
+  if (res.result_int() != 402 || !required) {
+    auto why = res.result_int() != 402
+                   ? "it answered " + std::to_string(res.result_int()) + " " + std::string{res.reason()} + ", not 402 Payment Required"
+                   : std::string{"it answered 402 without a PaymentRequired (no PAYMENT-REQUIRED header, no x402 v1 body)"};
+    r.add("the route answers 402", false, why,
+          res.result_int() == 404 ? "check the URL and --method: the service does not know this route"
+                                  : "a paid route answers an unpaid request with 402 and its terms (the kit does)");
+    return std::move(r.report);
+  }
+  r.add("the route answers 402", true, "with a " + how);
+
+  // 3. Every accepts entry against the terms, and the item a declaration would carry.
+  auto* accepts = required->if_contains("accepts");
+  auto pay_to = accepts && accepts->is_array() && !accepts->as_array().empty() && accepts->as_array()[0].is_object()
+                    ? text_of(accepts->as_array()[0].as_object(), "payTo")
+                    : std::string{};
+  auto built = kit::declared_item(*required);
+  auto checked = rules::validate_declaration(json::object{{"items", json::array{built}}},
+                                             rules::declaration_context{*terms, pay_to, true, 1});
+  if (checked.error) {
+    r.add("the catalog's rules", false, checked.error->field + ": " + checked.error->reason,
+          "a declaration of this route is refused for it: change what the 402 says for " + checked.error->field);
+    return std::move(r.report);
+  }
+  auto& identity = checked.items.front().identity;
+  r.add("the catalog's rules", true, "a declaration of " + identity.selector + " " + identity.resource + " passes every rule");
+  if (identity.resource.starts_with("http://"))
+    r.add("resource scheme", true, "plain http: listed only by catalogs that allow http resources (local development)");
+
+  // 4. The listing.
+  auto selector = req.tool.empty() ? "&method=" + wire::query_escape(identity.selector) : "&toolName=" + wire::query_escape(req.tool);
+  auto lookup = r.get(http::endpoint_url(req.discovery, "/discovery/resource?type=" + identity.type + "&url=" +
+                                                            wire::query_escape(identity.resource) + selector));
+  if (auto* failed = std::get_if<http::fetch_error>(&lookup)) {
+    r.add("listed", false, "could not read the catalog: " + failed->message);
+    r.report.exit_code = 3;
+    return std::move(r.report);
+  }
+  auto& found = std::get<http::client_response>(lookup);
+  if (found.result_int() == 404) {
+    r.add("listed", false, "no provider lists " + identity.selector + " " + identity.resource,
+          "declare it (POST /discovery/declarations with your provider key; the kit does at start and every 30 s)");
+    return std::move(r.report);
+  }
+  auto listing = found.result_int() == 200 ? wire::parse_strict(found.body(), max_depth, error) : std::nullopt;
+  auto* resources = listing && listing->is_object() ? listing->as_object().if_contains("resources") : nullptr;
+  if (!resources || !resources->is_array()) {
+    r.add("listed", false, "GET /discovery/resource answered " + std::to_string(found.result_int()));
+    r.report.exit_code = 3;
+    return std::move(r.report);
+  }
+  const json::object* mine = nullptr;
+  for (auto& v : resources->as_array())
+    if (auto* o = v.if_object(); o && o->if_contains("accepts") && json::serialize(o->at("accepts")).find("\"" + pay_to + "\"") != std::string::npos)
+      mine = o;
+  if (!mine) {
+    r.add("listed", false, "listed, but not by payTo " + pay_to, "the provider whose key declares it has another payTo");
+    return std::move(r.report);
+  }
+  auto listed_by = text_of(*mine, "listedBy");
+  r.add("listed", true, "by payTo " + pay_to + (listed_by.empty() ? "" : ", from its " + listed_by));
+  if (listed_by == "settlement")
+    r.add("listed from a declaration", false, "listed from payments alone: its description and schema are what payers echoed",
+          "declare the route, so the listing says what the 402 says");
+  compare(r, built, *mine);
+  auto live = agent::activity_of(*mine, now_ms);
+  auto last_seen = text_of(*mine, "lastSeen");
+  auto seen = wire::parse_iso_ms(last_seen);
+  std::string eviction;
+  if (seen) eviction = "; evicted at " + wire::format_iso_ms(*seen + config::catalog_limits{}.retention.count()) + " without a declaration or payment (7-day default)";
+  r.add("declared recently", live.status == "up",
+        live.status.empty() ? "no lastSeen: never declared" : live.status + ", last declaration " + std::to_string(live.age_seconds) + " s ago" + eviction,
+        live.status == "up" ? "" : "the service stopped declaring: is it running, ready, and does it reach the catalog?");
+  r.add("paid calls today", true, std::to_string(live.today));
+  bool all_ok = std::all_of(r.report.lines.begin(), r.report.lines.end(), [](auto& l) { return l.ok; });
+  r.report.exit_code = all_ok ? 0 : 1;
+  return std::move(r.report);
+}
+
+std::string render_text(const check_report& report) {
+  std::string out;
+  for (auto& l : report.lines) {
+    out.append(l.ok ? "ok    " : "FAIL  ").append(l.name).append(": ").append(l.detail);
+    if (!l.ok && !l.fix.empty()) out.append("\n      -> ").append(l.fix);
+    out.push_back('\n');
+  }
+  out.append(report.exit_code == 0 ? "listed, and the listing matches the 402\n"
+             : report.exit_code == 3 ? "could not check: the route or the catalog could not be read\n"
+                                     : "not listed as the 402 says: see FAIL above\n");
+  return out;
+}
+
+std::string render_json(const check_report& report) {
+  json::array lines;
+  for (auto& l : report.lines) {
+    json::object o{{"check", l.name}, {"ok", l.ok}, {"detail", l.detail}};
+    if (!l.ok && !l.fix.empty()) o["fix"] = l.fix;
+    lines.push_back(std::move(o));
+  }
+  return json::serialize(json::object{{"checks", std::move(lines)}, {"exitCode", report.exit_code}}) + "\n";
+}
+
+}  // namespace z402::seller
