@@ -42,6 +42,18 @@ std::string refusal(const http::client_response& res) {
   return why;
 }
 
+/// One request to the catalog under the link's timeout and `budget`: its answer, or why it
+/// could not be had (printable, no key). One client per call: a beat every 30 s does not need
+/// connection reuse, and a fresh TLS context picks up trust store changes.
+std::variant<http::client_response, std::string> call_catalog(const catalog_link_options& link,
+                                                              const http::client_request& req, std::size_t budget) {
+  http::client client{link.verify_tls};
+  auto result = client.fetch(req, std::chrono::steady_clock::now() + link.timeout, budget);
+  if (auto* failed = std::get_if<http::fetch_error>(&result))
+    return "the catalog could not be reached: " + printable(failed->message, link.key);
+  return std::move(std::get<http::client_response>(result));
+}
+
 /// The outcome-change log: one line when the outcome differs from the last one.
 struct outcome_log {
   std::string last;
@@ -95,11 +107,8 @@ std::string prune(const catalog_link_options& link, const paid_service& service,
   ok = false;
   http::client_request req;
   req.url = http::endpoint_url(link.discovery_url, "/discovery/resources?limit=1000&payTo=" + wire::query_escape(service.identity().pay_to));
-  http::client client{link.verify_tls};
-  std::size_t budget = list_budget;
-  auto result = client.fetch(req, std::chrono::steady_clock::now() + link.timeout, budget);
-  if (auto* failed = std::get_if<http::fetch_error>(&result))
-    return "the catalog could not be reached: " + printable(failed->message, link.key);
+  auto result = call_catalog(link, req, list_budget);
+  if (auto* failed = std::get_if<std::string>(&result)) return *failed;
   auto& res = std::get<http::client_response>(result);
   if (res.result_int() != 200) return "the catalog's list answered " + std::to_string(res.result_int());
   std::string error;
@@ -188,13 +197,8 @@ std::string post_to_catalog(const catalog_link_options& link, std::string_view p
   req.url = http::endpoint_url(link.discovery_url, path);
   req.headers = {{"Authorization", "Bearer " + link.key}, {"Content-Type", "application/json"}};
   req.body = std::move(body);
-  // One client per call: a beat every 30 s does not need connection reuse, and a fresh
-  // TLS context picks up trust store changes.
-  http::client client{link.verify_tls};
-  std::size_t budget = answer_budget;
-  auto result = client.fetch(req, std::chrono::steady_clock::now() + link.timeout, budget);
-  if (auto* failed = std::get_if<http::fetch_error>(&result))
-    return "the catalog could not be reached: " + printable(failed->message, link.key);
+  auto result = call_catalog(link, req, answer_budget);
+  if (auto* failed = std::get_if<std::string>(&result)) return *failed;
   auto& res = std::get<http::client_response>(result);
   if (res.result_int() != 200) return "refused by the catalog: " + printable(refusal(res), link.key);
   // A settle report is answered 200 either way; its bazaar status says whether it counted.
