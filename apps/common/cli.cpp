@@ -24,6 +24,12 @@ int print_version(const std::string& program) {
   return 0;
 }
 
+void catalog_options(command& cmd, std::string& discovery) {
+  cmd.options.add_options()                                                                      //
+      ("discovery", po::value(&discovery)->required()->value_name("URL"), "the catalog's base URL")  //
+      ("insecure", "skip TLS certificate checks (local testing only)");
+}
+
 std::optional<int> parse(command& cmd, const std::vector<std::string>& args, po::variables_map& vm) {
   cmd.options.add_options()("help,h", "print this help and exit")("version", "print the version and exit");
   po::options_description all;

@@ -27,6 +27,9 @@ struct command {
   po::positional_options_description positional;
 };
 
+/// --discovery URL (required) and --insecure: how every client of a catalog names it.
+void catalog_options(command& cmd, std::string& discovery);
+
 /// Parses `args` (after the command's own words) into `vm`. Returns an exit code when the
 /// program should stop now: 0 after printing --help or --version, 2 after a usage error.
 std::optional<int> parse(command& cmd, const std::vector<std::string>& args, po::variables_map& vm);

@@ -27,9 +27,7 @@ int serve_mcp(const std::vector<std::string>& args) {
                    "get_resource (url, method or toolName). It reads the catalog's public list under the same bounds\n"
                    "as z402-discover (re-read at most once a minute) and ranks it on this machine: what the agent\n"
                    "looks for is never sent. Messages are JSON-RPC, one per line; nothing else is written to stdout."};
-  cmd.options.add_options()                                                                        //
-      ("discovery", po::value(&discovery)->required()->value_name("URL"), "the catalog's base URL")  //
-      ("insecure", "skip TLS certificate checks (local testing only)");
+  cli::catalog_options(cmd, discovery);
   po::variables_map vm;
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
   if (!is_http_url(discovery)) return cli::usage_error(cmd, "--discovery must be an http:// or https:// URL");
@@ -59,16 +57,15 @@ int main(int argc, char** argv) {
                    "resources in 100 pages), ranks it by word overlap with the intent on this machine (the\n"
                    "intent is never sent), prints it and a pick.\n"
                    "Exit 0 with a pick, 1 with pick: none, 2 on usage errors, 3 when the catalog could not be read."};
+  cli::catalog_options(cmd, discovery);
   cmd.options.add_options()                                                                         //
-      ("discovery", po::value(&discovery)->required()->value_name("URL"), "the catalog's base URL")   //
       ("intent", po::value(&intent)->required()->value_name("TEXT"), "what the agent wants to do")    //
       ("json", "print JSON instead of text")                                                          //
       ("limit-resources", po::value(&limits.max_resources)->value_name("N")->notifier([](std::size_t n) {
          if (n < 1 || n > 1000)
            throw po::validation_error(po::validation_error::invalid_option_value, "limit-resources", std::to_string(n));
        }),
-       "read at most N resources (1 to 1000; default 1000)")  //
-      ("insecure", "skip TLS certificate checks (local testing only)");
+       "read at most N resources (1 to 1000; default 1000)");
   po::variables_map vm;
   std::vector<std::string> args{argv + 1, argv + argc};
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;

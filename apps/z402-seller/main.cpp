@@ -27,13 +27,12 @@ int check(const std::vector<std::string>& args) {
                    "with the 402: payTo, price, description, schema, liveness and provenance. One line per check.\n"
                    "Exit 0 listed and matching, 1 not listed or differing, 2 usage, 3 route or catalog unreadable."};
   std::string method;
+  cli::catalog_options(cmd, req.discovery);
   cmd.options.add_options()                                                                                  //
-      ("discovery", po::value(&req.discovery)->required()->value_name("CATALOG"), "the catalog's base URL")  //
       ("method", po::value(&method)->value_name("VERB"), "the route's method (default GET, POST with --data)")  //
       ("data", po::value(&req.body)->value_name("JSON"), "a JSON body for the unpaid request")                //
       ("tool", po::value(&req.tool)->value_name("NAME"), "an MCP tool's name: look the listing up by it")       //
-      ("json", "print JSON instead of text")                                                                 //
-      ("insecure", "skip TLS certificate checks (local testing only)");
+      ("json", "print JSON instead of text");
   cmd.operands.add_options()("url", po::value(&req.url)->required(), "the route");
   cmd.positional.add("url", 1);
   po::variables_map vm;
