@@ -1,8 +1,8 @@
 #pragma once
 // The two sinks z402's programs write to a stream with (stderr): text lines for people and
 // JSON lines for log shippers. Lines are built whole and written under one lock, so threads
-// never interleave; the stream is block-buffered and flushed by flush() (the server calls it
-// every 250 ms) and at once for warnings and errors.
+// never interleave. The stream is block-buffered: access lines (many) wait for flush(), which
+// the server calls every 250 ms; every other line is flushed at once.
 #include "z402/telemetry/log.hpp"
 
 #include <cstdio>
