@@ -5,6 +5,7 @@
 #include "z402/auth/crypto.hpp"
 #include "z402/auth/keyring.hpp"
 #include "z402/catalog/engine.hpp"
+#include "z402/config/atomic_file.hpp"
 #include "z402/http/handlers.hpp"
 #include "z402/http/server.hpp"
 
@@ -94,6 +95,13 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
     log.error("cannot create the data dir", {{"dir", cfg.data_dir.string()}, {"reason", fs_ec.message()}});
     return 1;
   }
+  // A data dir that cannot be written would lose every acknowledgement: refuse to start.
+  auto probe = cfg.data_dir / ".z402-write-check";
+  if (auto err = config::write_file_atomically(probe, "")) {
+    log.error("the data dir cannot be written: " + *err, {{"dir", cfg.data_dir.string()}});
+    return 1;
+  }
+  std::filesystem::remove(probe, fs_ec);
   auth::key_store keys{auth::keyring_path(cfg.data_dir), log};
   try {
     auth::load_keyring(auth::keyring_path(cfg.data_dir));  // refuse to start on a malformed keyring

@@ -7,18 +7,58 @@
 namespace z402::catalog {
 namespace {
 
+constexpr std::chrono::milliseconds first_retry{250};
+constexpr std::chrono::milliseconds max_retry{5000};
+constexpr std::chrono::minutes failure_log_interval{1};
+
+void failed(persistence_actor* self, const std::string& why) {
+  auto& st = self->state;
+  auto& stats = *st.ctx.stats;
+  stats.save_failures.fetch_add(1, std::memory_order_relaxed);
+  stats.last_save_error.store(std::make_shared<const std::string>(why), std::memory_order_release);
+  bool first = st.failing_since_ms == 0;
+  if (first) {
+    st.failing_since_ms = st.ctx.clock->now_ms();
+    stats.save_failing_since_ms.store(st.failing_since_ms, std::memory_order_release);
+  }
+  ++st.unlogged_failures;
+  auto now = self->clock().now();
+  if (first || now - st.last_failure_log >= failure_log_interval) {
+    st.ctx.log.error("catalog not saved; retrying",
+                     {{"reason", why}, {"file", st.file.string()}, {"failures", st.unlogged_failures}});
+    st.last_failure_log = now;
+    st.unlogged_failures = 0;
+  }
+  if (st.retry_armed) return;  // a coalesced write failed while a retry waits: that retry covers it
+  st.retry_delay = st.retry_delay.count() == 0 ? first_retry : std::min(st.retry_delay * 2, max_retry);
+  st.retry_armed = true;
+  self->delayed_send(self, st.retry_delay, atom::retry::value);
+}
+
+void saved(persistence_actor* self) {
+  auto& st = self->state;
+  auto now = st.ctx.clock->now_ms();
+  if (st.failing_since_ms != 0) {
+    st.ctx.log.info("catalog saved again", {{"failingForMs", now - st.failing_since_ms}, {"file", st.file.string()}});
+    st.failing_since_ms = 0;
+    st.ctx.stats->save_failing_since_ms.store(0, std::memory_order_release);
+  }
+  st.retry_delay = std::chrono::milliseconds{0};
+  st.unlogged_failures = 0;
+  st.ctx.stats->last_saved_ms.store(now, std::memory_order_relaxed);
+}
+
 bool write_latest(persistence_actor* self) {
   auto& st = self->state;
   st.writes.acted(self->clock().now());
   if (!st.latest || st.latest->version == st.written_version) return true;
   auto& snap = *st.latest;
   if (auto err = config::write_file_atomically(st.file, [&](const config::chunk_sink& sink) { serialize_catalog(snap, sink); })) {
-    st.ctx.stats->save_failures.fetch_add(1, std::memory_order_relaxed);
-    st.ctx.log.error("catalog not saved", {{"reason", *err}, {"file", st.file.string()}});
+    failed(self, *err);
     return false;
   }
-  st.ctx.stats->last_saved_ms.store(st.ctx.clock->now_ms(), std::memory_order_relaxed);
   st.written_version = st.latest->version;
+  saved(self);
   return true;
 }
 
@@ -37,6 +77,10 @@ caf::behavior persistence(persistence_actor* self, std::filesystem::path file, s
       },
       [=](atom::write) {
         self->state.writes.woke();
+        write_latest(self);
+      },
+      [=](atom::retry) {
+        self->state.retry_armed = false;
         write_latest(self);
       },
       [=](atom::flush) { return write_latest(self); },

@@ -57,6 +57,25 @@ response unauthorized(std::string_view message) {
   return res;
 }
 
+/// GET /health. A catalog that cannot save is "degraded" but still 200: reads are fine, and a
+/// load balancer must not drop the node; the persistence object says since when and why.
+response health_response(const app_state& app, const catalog::snapshot& snap) {
+  auto& stats = *app.engine.context().stats;
+  auto iso_or_null = [](std::int64_t ms) { return ms ? boost::json::value(wire::format_iso_ms(ms)) : boost::json::value(); };
+  auto failing = stats.save_failing_since_ms.load(std::memory_order_acquire);
+  auto error = failing ? stats.last_save_error.load(std::memory_order_acquire) : nullptr;
+  boost::json::object body{
+      {"status", failing ? "degraded" : "ok"},
+      {"items", snap.items.size()},
+      {"providers", app.keys.current()->providers.size()},
+      {"settles", {{"counted", stats.settles_counted.load()}, {"rejected", stats.settles_rejected()}}},
+      {"persistence",
+       {{"lastSavedAt", iso_or_null(stats.last_saved_ms.load(std::memory_order_relaxed))},
+        {"failingSince", iso_or_null(failing)},
+        {"lastError", error ? boost::json::value(*error) : boost::json::value()}}}};
+  return json_response(200, boost::json::serialize(body));
+}
+
 /// GET /discovery/terms: what every accepts entry must carry (what `z402-bazaar terms` prints).
 response terms_response(const app_state& app, const request& req) {
   auto res = not_modified(req, app.terms_etag) ? not_modified_response(app.terms_etag) : json_response(200, app.terms_json);
@@ -141,14 +160,7 @@ response handle_read(app_state& app, const request& req, route r) {
   if (r == route::metrics) return metrics_response(app);
   if (r == route::terms) return terms_response(app, req);
   auto snap = app.engine.snapshots().load_cached();
-  if (r == route::health) {
-    auto& stats = *app.engine.context().stats;
-    boost::json::object body{{"status", "ok"},
-                             {"items", snap->items.size()},
-                             {"providers", app.keys.current()->providers.size()},
-                             {"settles", {{"counted", stats.settles_counted.load()}, {"rejected", stats.settles_rejected()}}}};
-    return json_response(200, boost::json::serialize(body));
-  }
+  if (r == route::health) return health_response(app, *snap);
   std::string_view target{req.target().data(), req.target().size()};
   auto q = target.find('?');
   auto query = q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);

@@ -45,6 +45,10 @@ void catalog_metrics(const app_state& app, telemetry::prometheus_text& out) {
   out.family("z402_persistence_last_success_timestamp_seconds", "gauge",
              "When the catalog file was last written successfully, Unix time (0: not yet in this run).");
   out.sample("z402_persistence_last_success_timestamp_seconds", {}, seconds_of(stats.last_saved_ms.load(std::memory_order_relaxed)));
+  out.family("z402_persistence_failing_since_timestamp_seconds", "gauge",
+             "Since when catalog file writes fail, Unix time (0: the last write succeeded).");
+  out.sample("z402_persistence_failing_since_timestamp_seconds", {},
+             seconds_of(stats.save_failing_since_ms.load(std::memory_order_relaxed)));
   out.family("z402_persistence_failures_total", "counter", "Catalog file writes that failed.");
   out.sample("z402_persistence_failures_total", {}, stats.save_failures.load(std::memory_order_relaxed));
 }

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace z402::catalog {
 
@@ -21,6 +22,8 @@ struct catalog_stats {
   std::array<std::atomic<std::uint64_t>, settle_rejection_count> settles_rejected_by{};
   std::atomic<std::int64_t> last_saved_ms{0};  // Unix ms of the last successful catalog file write; 0: none yet
   std::atomic<std::uint64_t> save_failures{0};
+  std::atomic<std::int64_t> save_failing_since_ms{0};  // Unix ms of the first failure since the last success; 0: saving works
+  std::atomic<std::shared_ptr<const std::string>> last_save_error;  // the latest failure's reason
 
   void count_rejection(settle_rejection cause) {
     settles_rejected_by[static_cast<std::size_t>(cause)].fetch_add(1, std::memory_order_relaxed);

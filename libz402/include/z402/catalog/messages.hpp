@@ -46,6 +46,8 @@ using publish = caf::atom_constant<caf::atom("publish")>;
 using persist = caf::atom_constant<caf::atom("persist")>;
 /// PERSISTENCE -> PERSISTENCE: the coalescing delay is over.
 using write = caf::atom_constant<caf::atom("write")>;
+/// PERSISTENCE -> PERSISTENCE: a failed write is tried again (backoff up to 5 s).
+using retry = caf::atom_constant<caf::atom("retry")>;
 /// anyone -> REGISTRY: publish and write everything now; answers true when on disk.
 using flush = caf::atom_constant<caf::atom("flush")>;
 /// ENGINE -> PROVIDER: the provider was removed: drop its items and quit.
