@@ -26,7 +26,11 @@ int print_version(const std::string& program) {
 
 void catalog_options(command& cmd, std::string& discovery) {
   cmd.options.add_options()                                                                      //
-      ("discovery", po::value(&discovery)->required()->value_name("URL"), "the catalog's base URL")  //
+      ("discovery", po::value(&discovery)->required()->value_name("URL")->notifier([](const std::string& url) {
+         if (!url.starts_with("http://") && !url.starts_with("https://"))
+           throw po::error("--discovery must be an http:// or https:// URL");
+       }),
+       "the catalog's base URL")  //
       ("insecure", "skip TLS certificate checks (local testing only)");
 }
 

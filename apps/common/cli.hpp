@@ -27,7 +27,8 @@ struct command {
   po::positional_options_description positional;
 };
 
-/// --discovery URL (required) and --insecure: how every client of a catalog names it.
+/// --discovery URL (required, http:// or https://) and --insecure: how every client of a
+/// catalog names it.
 void catalog_options(command& cmd, std::string& discovery);
 
 /// Parses `args` (after the command's own words) into `vm`. Returns an exit code when the

@@ -17,8 +17,6 @@ namespace po = boost::program_options;
 
 constexpr std::size_t max_message_bytes = 1u << 20;
 
-bool is_http_url(const std::string& url) { return url.starts_with("http://") || url.starts_with("https://"); }
-
 /// `z402-discover mcp`: newline-delimited JSON-RPC on stdin and stdout (MCP's stdio transport).
 int serve_mcp(const std::vector<std::string>& args) {
   std::string discovery;
@@ -30,7 +28,6 @@ int serve_mcp(const std::vector<std::string>& args) {
   cli::catalog_options(cmd, discovery);
   po::variables_map vm;
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
-  if (!is_http_url(discovery)) return cli::usage_error(cmd, "--discovery must be an http:// or https:// URL");
   http::client client{!vm.count("insecure")};
   auto now = [] { return catalog::system_wall_clock{}.now_ms(); };
   agent::catalog_copy copy{[&] { return agent::read_catalog(client, discovery, agent::read_limits{}); }, now};
@@ -71,7 +68,6 @@ int main(int argc, char** argv) {
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
   bool as_json = vm.count("json") > 0, insecure = vm.count("insecure") > 0;
   if (intent.find_first_not_of(" \t") == std::string::npos) return cli::usage_error(cmd, "--intent must say something");
-  if (!is_http_url(discovery)) return cli::usage_error(cmd, "--discovery must be an http:// or https:// URL");
 
   http::client client{!insecure};
   auto read = agent::read_catalog(client, discovery, limits);

@@ -37,9 +37,8 @@ int check(const std::vector<std::string>& args) {
   cmd.positional.add("url", 1);
   po::variables_map vm;
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
-  for (auto* u : {&req.url, &req.discovery})
-    if (!u->starts_with("http://") && !u->starts_with("https://"))
-      return cli::usage_error(cmd, "URL and --discovery must be http:// or https:// URLs");
+  if (!req.url.starts_with("http://") && !req.url.starts_with("https://"))
+    return cli::usage_error(cmd, "URL must be an http:// or https:// URL");
   req.method = !method.empty() ? method : req.body.empty() ? "GET" : "POST";
   if (http::bhttp::string_to_verb(req.method) == http::bhttp::verb::unknown)
     return cli::usage_error(cmd, "--method: unknown method " + method);

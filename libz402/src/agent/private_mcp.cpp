@@ -1,6 +1,7 @@
 #include "z402/agent/private_mcp.hpp"
 
 #include "z402/agent/discover.hpp"
+#include "z402/rules/item_fields.hpp"
 #include "z402/rules/text.hpp"
 #include "z402/version.hpp"
 #include "z402/wire/url.hpp"
@@ -22,13 +23,6 @@ mcp::rpc_error bad_argument(std::string message, std::string_view field) {
   return e;
 }
 
-std::optional<std::uint64_t> units(std::string_view s) {
-  std::uint64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
 /// Whether an accepts entry of `item` costs at most `max` atomic units.
 bool priced_at_most(const json::object& item, std::uint64_t max) {
   auto* accepts = item.if_contains("accepts");
@@ -36,7 +30,7 @@ bool priced_at_most(const json::object& item, std::uint64_t max) {
   for (auto& e : accepts->as_array()) {
     auto* amount = e.is_object() ? e.as_object().if_contains("amount") : nullptr;
     if (amount && amount->is_string())
-      if (auto v = units(amount->as_string()); v && *v <= max) return true;
+      if (auto v = rules::atomic_units(amount->as_string()); v && *v <= max) return true;
   }
   return false;
 }
@@ -60,10 +54,10 @@ mcp::tool_answer discover(catalog_copy& copy, std::int64_t now, const json::obje
   for (auto& [k, v] : std::get<0>(read_args)) {
     if (k == "intent") intent = v;
     else if (k == "maxAmount") {
-      max_amount = units(v);
+      max_amount = rules::atomic_units(v);
       if (!max_amount) return bad_argument("argument maxAmount must be a whole number of atomic units", "maxAmount");
     } else {
-      auto n = units(v);
+      auto n = rules::atomic_units(v);
       if (!n || *n < 1 || *n > 1000) return bad_argument("argument limit must be from 1 to 1000", "limit");
       limit = static_cast<std::size_t>(*n);
     }

@@ -1,13 +1,13 @@
 #include "z402/catalog/item.hpp"
 
 #include "z402/catalog/snapshot.hpp"
+#include "z402/rules/item_fields.hpp"
 
 #include "z402/wire/iso_time.hpp"
 
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
-#include <charconv>
 
 namespace z402::catalog {
 
@@ -26,11 +26,9 @@ content_ptr make_content(const boost::json::object& fields, std::string_view sel
         // The rules admit only decimal strings of positive 64-bit integers as amounts.
         auto* asset = obj->if_contains("asset");
         auto* amount = obj->if_contains("amount");
-        std::uint64_t units = 0;
-        if (asset && asset->is_string() && amount && amount->is_string() &&
-            std::from_chars(amount->as_string().data(), amount->as_string().data() + amount->as_string().size(), units).ec ==
-                std::errc{})
-          c->prices.emplace_back(asset->as_string().c_str(), units);
+        if (asset && asset->is_string() && amount && amount->is_string())
+          if (auto units = rules::atomic_units(amount->as_string()))
+            c->prices.emplace_back(asset->as_string().c_str(), *units);
       }
   if (auto* ext = fields.if_contains("extensions"); ext && ext->is_object())
     for (auto& kv : ext->as_object()) c->extensions.emplace_back(kv.key());

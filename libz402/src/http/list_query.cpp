@@ -1,5 +1,6 @@
 #include "z402/http/list_query.hpp"
 
+#include "z402/rules/item_fields.hpp"
 #include "z402/rules/text.hpp"
 
 #include <algorithm>
@@ -79,14 +80,11 @@ std::optional<list_filter> read_filter(const query_params& params, std::string& 
     return std::nullopt;
   }
   if (auto it = params.find("maxAmount"); it != params.end()) {
-    std::uint64_t v = 0;
-    auto& s = it->second;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || !std::isdigit(static_cast<unsigned char>(s.front())) || ec != std::errc{} || end != s.data() + s.size()) {
+    filter.max_amount = rules::atomic_units(it->second);
+    if (!filter.max_amount) {
       error = "parameter maxAmount must be a whole number of atomic units, 0 to 18446744073709551615";
       return std::nullopt;
     }
-    filter.max_amount = v;
   }
   return filter;
 }

@@ -3,6 +3,7 @@
 #include "z402/rules/text.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <set>
 
@@ -43,6 +44,13 @@ bool is_positive_u64_decimal(std::string_view s) {
   if (s.empty() || s.size() > 20 || s.front() == '0') return false;
   if (!std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
   return s.size() < 20 || s <= std::string_view{"18446744073709551615"};
+}
+
+std::optional<std::uint64_t> atomic_units(std::string_view s) {
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);  // unsigned: digits only
+  if (s.empty() || ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
+  return v;
 }
 
 std::optional<field_error> check_accepts_entry(const boost::json::value& v, std::string_view path_view,

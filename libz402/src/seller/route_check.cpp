@@ -210,10 +210,15 @@ check_report check_route(http::client& client, const check_request& req, std::in
     r.report.exit_code = 3;
     return std::move(r.report);
   }
+  auto paid_to = [&](const json::object& listed) {
+    auto* a = listed.if_contains("accepts");
+    return a && a->is_array() && std::any_of(a->as_array().begin(), a->as_array().end(), [&](const json::value& e) {
+             return e.is_object() && text_of(e.as_object(), "payTo") == pay_to;
+           });
+  };
   const json::object* mine = nullptr;
   for (auto& v : resources->as_array())
-    if (auto* o = v.if_object(); o && o->if_contains("accepts") && json::serialize(o->at("accepts")).find("\"" + pay_to + "\"") != std::string::npos)
-      mine = o;
+    if (auto* o = v.if_object(); o && paid_to(*o)) mine = o;
   if (!mine) {
     r.add("listed", false, "listed, but not by payTo " + pay_to, "the provider whose key declares it has another payTo");
     return std::move(r.report);

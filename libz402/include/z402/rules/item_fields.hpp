@@ -7,6 +7,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,10 @@ std::optional<field_error> check_accepts_entry(const boost::json::value& v, std:
 
 /// `amount`: the decimal string of a positive integer that fits in 64 bits, no leading zero.
 bool is_positive_u64_decimal(std::string_view s);
+
+/// A count of atomic units as a price ceiling or an amount is written: decimal digits only (no
+/// sign, no space), fitting in 64 bits. nullopt otherwise.
+std::optional<std::uint64_t> atomic_units(std::string_view s);
 
 std::optional<field_error> check_description(const boost::json::value& v);
 std::optional<field_error> check_mime_type(const boost::json::value& v);
