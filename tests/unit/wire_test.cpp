@@ -32,13 +32,17 @@ CAF_TEST(canonical resources drop what does not identify a route) {
   CAF_CHECK_EQUAL(canon("https://api.example.com:8443/a//"), "https://api.example.com:8443/a");
   CAF_CHECK_EQUAL(canon("https://u:p@api.example.com/users/7", std::string_view{"/users/:id"}), "https://api.example.com/users/:id");
   CAF_CHECK_EQUAL(canon("https://[::1]:9000/x"), "https://[::1]:9000/x");
+  // An IPv6 literal without a port is a URL too, so its canonical form (default port dropped)
+  // parses again (fuzz target url, tests/fuzz/regressions/url/).
+  CAF_CHECK_EQUAL(canon("http://[::1]:80/x"), "http://[::1]/x");
+  CAF_CHECK_EQUAL(canon("http://[::1]/x"), "http://[::1]/x");
   CAF_CHECK_EQUAL(canon("https://api.example.com/Case/Kept"), "https://api.example.com/Case/Kept");
 }
 
 CAF_TEST(malformed URLs are refused with a reason) {
   std::string why;
   for (auto bad : {"no-scheme", "://x", "https://", "https://exa mple.com/", "https://a.com/ x", "https://a.com:0/",
-                   "https://a.com:65536/", "https://a.com:12a/", "https://[zz]/", "https://a.com/\x01"}) {
+                   "https://a.com:65536/", "https://a.com:12a/", "https://[zz]/", "https://[::1]:/", "https://[::1]x/", "https://a.com/\x01"}) {
     why.clear();
     CAF_CHECK(!wire::parse_absolute_url(bad, why));
     CAF_CHECK(!why.empty());
@@ -56,6 +60,13 @@ CAF_TEST(strict JSON refuses duplicate keys invalid UTF-8 and deep nesting) {
   CAF_CHECK(wire::parse_strict(std::string(8, '[') + std::string(8, ']'), 8, error));
   CAF_CHECK(!wire::parse_strict("{\"a\":1} trailing", 8, error));
   CAF_CHECK(!wire::parse_strict("", 8, error));
+  // Beyond a double's range: Boost.JSON would keep infinity and write it back as `Infinity`,
+  // which no JSON reader takes (fuzz target json_strict, tests/fuzz/regressions/json_strict/).
+  for (std::string huge : {std::string{"[1e400]"}, std::string{"{\"a\":-1e309}"}, "[1" + std::string(400, '0') + ".5]"}) {
+    CAF_CHECK(!wire::parse_strict(huge, 8, error));
+    CAF_CHECK(error.find("range") != std::string::npos);
+  }
+  CAF_CHECK(wire::parse_strict("[1.7976931348623157e308,18446744073709551616,-9223372036854775809]", 8, error));
   CAF_CHECK_EQUAL(wire::json_depth(boost::json::parse("[[{}]]")), 3u);
 }
 

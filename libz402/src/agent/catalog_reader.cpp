@@ -55,6 +55,22 @@ std::string failure_text(const http::fetch_error& e) {
 
 }  // namespace
 
+catalog_page parse_catalog_page(std::string_view body) {
+  catalog_page page;
+  std::string why;
+  auto doc = wire::parse_for_display(body, max_json_depth, why);
+  auto* items = doc && doc->is_object() ? doc->get_object().if_contains("items") : nullptr;
+  if (!items || !items->is_array()) {
+    page.error = "the answer is not a catalog page (malformed JSON" + (why.empty() ? std::string{")"} : ": " + why + ")");
+    return page;
+  }
+  page.entries = std::move(items->get_array());
+  auto* pagination = doc->get_object().if_contains("pagination");
+  auto* total = pagination && pagination->is_object() ? pagination->get_object().if_contains("total") : nullptr;
+  if (total && total->is_number()) page.total = total->to_number<double>();
+  return page;
+}
+
 catalog_read read_catalog(http::client& client, const std::string& discovery_url, const read_limits& limits) {
   catalog_read out;
   auto deadline = std::chrono::steady_clock::now() + limits.deadline;
@@ -103,14 +119,12 @@ catalog_read read_catalog(http::client& client, const std::string& discovery_url
       answer = std::move(res);
     }
     ++out.pages;
-    std::string why;
-    auto doc = wire::parse_for_display(answer->body(), max_json_depth, why);
-    auto* page = doc && doc->is_object() ? doc->get_object().if_contains("items") : nullptr;
-    if (!page || !page->is_array()) {
-      out.error = "the answer is not a catalog page (malformed JSON" + (why.empty() ? std::string{")"} : ": " + why + ")");
+    auto page = parse_catalog_page(answer->body());
+    if (page.error) {
+      out.error = std::move(page.error);
       return out;
     }
-    auto& items = page->get_array();
+    auto& items = page.entries;
     received += items.size();
     for (auto& v : items) {
       if (!v.is_object() || out.items.size() >= limits.max_resources) continue;
@@ -119,9 +133,8 @@ catalog_read read_catalog(http::client& client, const std::string& discovery_url
     // Done when the page is empty or the server says we have everything; a lying total only
     // keeps us going until the caps.
     if (items.empty()) break;
-    auto* pagination = doc->get_object().if_contains("pagination");
-    auto* total = pagination && pagination->is_object() ? pagination->get_object().if_contains("total") : nullptr;
-    if (total && total->is_number() && static_cast<double>(received) >= total->to_number<double>()) break;
+    auto& total = page.total;
+    if (total && static_cast<double>(received) >= *total) break;
     if (!total && items.size() < want) break;
   }
   return out;

@@ -3,13 +3,17 @@
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/parse.hpp>
 
+#include <cmath>
 #include <unordered_set>
 #include <vector>
 
 namespace z402::wire {
 namespace {
 
-// A SAX handler that only tracks the keys of each open object to find duplicates.
+// A SAX handler that tracks the keys of each open object to find duplicates, and refuses numbers
+// beyond a double's range: Boost.JSON reads 1e400 as infinity and writes it back as `Infinity`,
+// which is not JSON, so one such number stored in an item would break every page that lists it
+// and the catalog file's next load (found by the json_strict fuzz target).
 struct duplicate_key_finder {
   static constexpr std::size_t max_object_size = std::size_t(-1);
   static constexpr std::size_t max_array_size = std::size_t(-1);
@@ -19,6 +23,7 @@ struct duplicate_key_finder {
   std::vector<std::unordered_set<std::string>> open_objects;
   std::string key;
   std::string duplicate;
+  bool out_of_range = false;
 
   bool on_document_begin(boost::system::error_code&) { return true; }
   bool on_document_end(boost::system::error_code&) { return true; }
@@ -51,7 +56,12 @@ struct duplicate_key_finder {
   bool on_number_part(boost::json::string_view, boost::system::error_code&) { return true; }
   bool on_int64(std::int64_t, boost::json::string_view, boost::system::error_code&) { return true; }
   bool on_uint64(std::uint64_t, boost::json::string_view, boost::system::error_code&) { return true; }
-  bool on_double(double, boost::json::string_view, boost::system::error_code&) { return true; }
+  bool on_double(double d, boost::json::string_view, boost::system::error_code& ec) {
+    if (std::isfinite(d)) return true;
+    out_of_range = true;
+    ec = boost::json::error::syntax;
+    return false;
+  }
   bool on_bool(bool, boost::system::error_code&) { return true; }
   bool on_null(boost::system::error_code&) { return true; }
   bool on_comment_part(boost::json::string_view, boost::system::error_code&) { return true; }
@@ -75,7 +85,8 @@ std::optional<boost::json::value> parse_strict(std::string_view text, std::size_
   boost::json::basic_parser<duplicate_key_finder> finder{options};
   finder.write_some(false, text.data(), text.size(), ec);
   if (ec) {
-    error = "the body repeats the key \"" + finder.handler().duplicate + "\" in one object";
+    error = finder.handler().out_of_range ? std::string{"the body has a number beyond the range of a double"}
+                                          : "the body repeats the key \"" + finder.handler().duplicate + "\" in one object";
     return std::nullopt;
   }
   return value;

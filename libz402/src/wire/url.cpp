@@ -56,6 +56,7 @@ std::optional<url_parts> parse_absolute_url(std::string_view text, std::string& 
     authority = authority.substr(at + 1);
   }
   std::string_view host = authority, port;
+  bool port_given = false;  // a ':' after the host (an IPv6 literal's own colons are not one)
   if (!authority.empty() && authority.front() == '[') {
     auto close = authority.find(']');
     if (close == std::string_view::npos) { reason = "has an unterminated IPv6 host"; return std::nullopt; }
@@ -64,6 +65,7 @@ std::optional<url_parts> parse_absolute_url(std::string_view text, std::string& 
     if (!after.empty()) {
       if (after.front() != ':') { reason = "has an invalid host"; return std::nullopt; }
       port = after.substr(1);
+      port_given = true;
     }
     auto inner = host.substr(1, host.size() - 2);
     if (inner.empty() || !std::all_of(inner.begin(), inner.end(), [](char c) {
@@ -75,13 +77,14 @@ std::optional<url_parts> parse_absolute_url(std::string_view text, std::string& 
   } else if (auto c = authority.rfind(':'); c != std::string_view::npos) {
     host = authority.substr(0, c);
     port = authority.substr(c + 1);
+    port_given = true;
   }
   if (host.empty()) { reason = "has no host"; return std::nullopt; }
   if (host.front() != '[' && !std::all_of(host.begin(), host.end(), is_host_char)) {
     reason = "has an invalid host";
     return std::nullopt;
   }
-  if (authority.find(':') != std::string_view::npos && (port.empty() || port.size() > 5 ||
+  if (port_given && (port.empty() || port.size() > 5 ||
       !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
       std::stoul(std::string{port}) > 65535 || std::stoul(std::string{port}) == 0)) {
     reason = "has an invalid port";

@@ -6,12 +6,14 @@
 // (a total that grows forever, repeated pages, offsets going backwards) cannot make it loop.
 #include "z402/http/client.hpp"
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
 #include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace z402::agent {
@@ -34,5 +36,14 @@ struct catalog_read {
 };
 
 catalog_read read_catalog(http::client& client, const std::string& discovery_url, const read_limits& limits);
+
+/// One answer of GET /discovery/resources as the agent reads it: any bytes an untrusted server
+/// sends (parsed for display: kept as bytes, shown through terminal_safe).
+struct catalog_page {
+  boost::json::array entries;          // the page's `items`, objects or not
+  std::optional<double> total;         // pagination.total, when the server gave a number
+  std::optional<std::string> error;    // set: not a catalog page, and why
+};
+catalog_page parse_catalog_page(std::string_view body);
 
 }  // namespace z402::agent

@@ -1,0 +1,41 @@
+#pragma once
+// One fuzz target per untrusted input. Each file defines its target with Z402_FUZZ_TARGET:
+// built with -DZ402_FUZZ=ON (clang, libFuzzer) it is the binary's LLVMFuzzerTestOneInput; in the
+// normal build every target registers itself in z402-fuzz-replay, which runs the committed
+// corpus and every input that once crashed as ordinary CTest entries.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+namespace z402::fuzz {
+
+using entry = int (*)(const std::uint8_t*, std::size_t);
+
+/// Adds a target to the replay program's table (static initialisation, one per target).
+struct registration {
+  registration(std::string_view name, entry run);
+};
+
+/// A property that must hold for every input; a violation is a crash the fuzzer keeps.
+inline void require(bool holds, const char* what) {
+  if (holds) return;
+  std::fprintf(stderr, "fuzz property violated: %s\n", what);
+  std::abort();
+}
+
+inline std::string_view text_of(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+}  // namespace z402::fuzz
+
+#ifdef Z402_FUZZ_ONE
+#define Z402_FUZZ_TARGET(name) extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+#else
+#define Z402_FUZZ_TARGET(name)                                                          \
+  static int name##_one_input(const std::uint8_t* data, std::size_t size);              \
+  static const ::z402::fuzz::registration name##_registration{#name, &name##_one_input}; \
+  static int name##_one_input(const std::uint8_t* data, std::size_t size)
+#endif

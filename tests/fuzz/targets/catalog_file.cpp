@@ -1,0 +1,39 @@
+// The catalog file as the server loads it at start: any bytes (a torn write, a disk error, an
+// edit by hand) load or are moved aside as corrupt, never crash the start.
+#include "target.hpp"
+
+#include "z402/catalog/catalog_file.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+Z402_FUZZ_TARGET(catalog_file) {
+  using namespace z402;
+  static const auto dir = [] {
+    // Thousands of writes a second: in memory (/dev/shm) where there is one, not on a disk the
+    // other tests fsync to.
+    std::error_code ec;
+    auto base = std::filesystem::is_directory("/dev/shm", ec) ? std::filesystem::path{"/dev/shm"}
+                                                              : std::filesystem::temp_directory_path();
+    auto d = base / ("z402-fuzz-catalog-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    return d;
+  }();
+  auto file = dir / "catalog.json";
+  {
+    std::ofstream out{file, std::ios::binary | std::ios::trunc};
+    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  }
+  auto loaded = catalog::load_catalog(file, 1);
+  if (loaded.state == catalog::catalog_load::status::corrupt) {
+    fuzz::require(!loaded.problem.empty() && loaded.records.empty(), "a corrupt file says why and yields nothing");
+    fuzz::require(!std::filesystem::exists(file), "a corrupt file is moved aside");
+    std::filesystem::remove(loaded.moved_aside);
+    return 0;
+  }
+  fuzz::require(loaded.state == catalog::catalog_load::status::loaded, "a present file loads or is corrupt");
+  for (auto& r : loaded.records) fuzz::require(r.content && !r.content->json.empty(), "every loaded item has content");
+  return 0;
+}

@@ -1,0 +1,61 @@
+// The strict JSON parser every untrusted body goes through (wire/json.hpp), and the lenient one
+// the agent shows a foreign catalog with.
+#include "target.hpp"
+
+#include "z402/wire/json.hpp"
+
+#include <boost/json.hpp>
+
+#include <cmath>
+
+namespace {
+
+/// Equal values, doubles within a few units in the last place: Boost 1.81 reads decimal
+/// numbers with a fast algorithm that can be 1 ulp off, so a double written with 17 digits
+/// may come back as its neighbour (e.g. 18446744073709556854775809). Nothing else may change.
+bool same(const boost::json::value& a, const boost::json::value& b) {
+  if (a.is_double() && b.is_double()) {
+    auto x = a.get_double(), y = b.get_double();
+    return x == y || std::abs(x - y) <= 1e-15 * std::max(std::abs(x), std::abs(y));
+  }
+  if (a.kind() != b.kind()) return false;
+  if (auto* arr = a.if_array()) {
+    auto& other = b.get_array();
+    if (arr->size() != other.size()) return false;
+    for (std::size_t i = 0; i < arr->size(); ++i)
+      if (!same((*arr)[i], other[i])) return false;
+    return true;
+  }
+  if (auto* obj = a.if_object()) {
+    auto& other = b.get_object();
+    if (obj->size() != other.size()) return false;
+    for (auto& kv : *obj) {
+      auto* v = other.if_contains(kv.key());
+      if (!v || !same(kv.value(), *v)) return false;
+    }
+    return true;
+  }
+  return a == b;
+}
+
+}  // namespace
+
+Z402_FUZZ_TARGET(json_strict) {
+  using namespace z402;
+  auto text = fuzz::text_of(data, size);
+  std::string error;
+  auto doc = wire::parse_strict(text, 64, error);
+  if (doc) {
+    // What it accepts is one well-formed document: its own serialisation is accepted again,
+    // and is the same value.
+    std::string again_error;
+    auto again = wire::parse_strict(boost::json::serialize(*doc), 64, again_error);
+    fuzz::require(again && same(*again, *doc), "an accepted document re-parses to the same value");
+  } else {
+    fuzz::require(!error.empty(), "a refused document says why");
+  }
+  std::string display_error;
+  auto shown = wire::parse_for_display(text, 64, display_error);
+  fuzz::require(!doc || shown, "whatever the strict parser accepts can be shown");
+  return 0;
+}

@@ -1,0 +1,29 @@
+// POST /discovery/settled: the body a rail node reports, read for its payee and item, and the
+// payment-only item it may list.
+#include "target.hpp"
+
+#include "z402/rules/settlement.hpp"
+#include "z402/wire/json.hpp"
+
+#include <boost/json.hpp>
+
+Z402_FUZZ_TARGET(settle_body) {
+  using namespace z402;
+  static const auto terms = config::default_rail_terms();
+  std::string error;
+  auto body = wire::parse_strict(fuzz::text_of(data, size), 64, error);
+  if (!body) return 0;
+  rules::field_error refused;
+  auto event = rules::derive_settlement(std::move(*body), refused);
+  if (!event) {
+    fuzz::require(!refused.field.empty() || !refused.reason.empty(), "a refused settle names the field");
+    return 0;
+  }
+  fuzz::require(!event->pay_to.empty() && !event->identity.resource.empty(), "a settle names a payee and a resource");
+  fuzz::require(event->key == event->identity.key(), "the settle's key is its identity's");
+  for (bool allow_http : {false, true}) {
+    auto listed = rules::payment_only_fields(*event, terms, allow_http);
+    if (!listed.error) fuzz::require(listed.fields.contains("resource"), "a payment-only item has a resource");
+  }
+  return 0;
+}

@@ -1,0 +1,39 @@
+// Resource URLs (wire/url.hpp) and seller route templates (rules/route_template.hpp): the two
+// parts of an item's identity a provider writes.
+#include "target.hpp"
+
+#include "z402/rules/route_template.hpp"
+#include "z402/wire/url.hpp"
+
+#include <string>
+
+Z402_FUZZ_TARGET(url) {
+  using namespace z402;
+  auto text = fuzz::text_of(data, size);
+  // The first line is the URL, the rest a route template.
+  auto split = text.find('\n');
+  auto url_text = text.substr(0, split);
+  auto route = split == std::string_view::npos ? std::string_view{} : text.substr(split + 1);
+  std::string reason;
+  auto url = wire::parse_absolute_url(url_text, reason);
+  bool route_ok = rules::is_valid_route_template(route);
+  if (route_ok) {
+    fuzz::require(route.starts_with('/'), "a route template starts with /");
+    fuzz::require(route.find("..") == std::string_view::npos, "a route template has no ..");
+  }
+  if (!url) {
+    fuzz::require(!reason.empty(), "a refused URL says why");
+    return 0;
+  }
+  auto canonical = wire::canonical_resource(*url, route_ok ? std::optional<std::string_view>{route} : std::nullopt);
+  std::string again_reason;
+  auto again = wire::parse_absolute_url(canonical, again_reason);
+  fuzz::require(again.has_value(), "a canonical resource is itself a URL");
+  fuzz::require(wire::canonical_resource(*again, std::nullopt) == canonical, "canonicalisation is stable");
+  wire::is_address_like_host(url->host);
+  auto escaped = wire::query_escape(url_text);
+  for (char c : escaped)
+    fuzz::require(std::isalnum(static_cast<unsigned char>(c)) || std::string_view{"-._~%"}.find(c) != std::string_view::npos,
+                  "an escaped value holds unreserved characters and escapes only");
+  return 0;
+}
