@@ -60,6 +60,7 @@ std::optional<int> load_config(const cli::command& cmd, config::bazaar_config& c
 int serve_command(const std::vector<std::string>& args) {
   config::bazaar_config cfg;
   std::string config_file, listen, format = "text", cert, key;
+  std::size_t max_connections = 0;
   cli::command cmd{"z402-bazaar serve", "[OPTIONS]",
                    "Runs the catalog server: HTTP (or HTTPS with a certificate) on the listen address, the\n"
                    "catalog in DIR/catalog.json, provider keys in DIR/providers.json. SIGINT or SIGTERM drain\n"
@@ -69,6 +70,8 @@ int serve_command(const std::vector<std::string>& args) {
       ("listen", po::value(&listen)->value_name("HOST:PORT"), "where to listen (default 127.0.0.1:3000)")  //
       ("tls-cert", po::value(&cert)->value_name("FILE"), "PEM certificate chain: serve HTTPS (with --tls-key)")  //
       ("tls-key", po::value(&key)->value_name("FILE"), "PEM private key, not readable by others")            //
+      ("max-connections", po::value(&max_connections)->value_name("N"),
+       "client connections open at once (default 3/4 of the fd limit); above it new ones wait")  //
       ("log-format", po::value(&format)->value_name("text|json")->default_value("text"),
        "log lines as text or as JSON objects, on stderr");
   po::variables_map vm;
@@ -78,6 +81,10 @@ int serve_command(const std::vector<std::string>& args) {
   if (auto stop = load_config(cmd, cfg, config_file)) return *stop;
   if (!listen.empty())
     if (auto err = config::set_listen(cfg, listen)) return cli::usage_error(cmd, "--listen: " + *err);
+  if (vm.count("max-connections")) {
+    if (max_connections == 0) return cli::usage_error(cmd, "--max-connections must be at least 1");
+    cfg.max_connections = max_connections;
+  }
   if (!cert.empty()) {
     cfg.tls_certificate = cert;
     cfg.tls_key = key;

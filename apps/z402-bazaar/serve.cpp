@@ -15,6 +15,8 @@
 #include <boost/asio/thread_pool.hpp>
 #include <caf/all.hpp>
 
+#include <sys/resource.h>
+
 #include <thread>
 
 #ifdef Z402_WITH_TCMALLOC
@@ -78,6 +80,23 @@ void poll_files(net::steady_timer& timer, watched_files& w) {
   });
 }
 
+/// The connection limit in force: the configured one, or three quarters of the fd limit. nullopt
+/// (and one line) when the configured one leaves too few fds for the rest of the server.
+std::optional<std::size_t> connection_limit(std::size_t configured, const telemetry::logger& log) {
+  constexpr std::size_t reserved_fds = 64;  // catalog and key files, the log, epoll, the actors' pipes
+  rlimit fds{};
+  ::getrlimit(RLIMIT_NOFILE, &fds);
+  auto soft = fds.rlim_cur == RLIM_INFINITY ? std::size_t{1} << 20 : static_cast<std::size_t>(fds.rlim_cur);
+  if (configured == 0) return std::max<std::size_t>(1, soft / 4 * 3);
+  if (configured + reserved_fds > soft) {
+    log.error("the connection limit is above what the fd limit allows: raise the fd limit (ulimit -n, LimitNOFILE) "
+              "or lower the connection limit",
+              {{"maxConnections", std::to_string(configured)}, {"fdLimit", std::to_string(soft)}});
+    return std::nullopt;
+  }
+  return configured;
+}
+
 bool is_loopback(const std::string& host) {
   boost::system::error_code ec;
   auto address = net::ip::make_address(host, ec);
@@ -110,6 +129,8 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
     return 1;
   }
   keys.reload();
+  auto max_connections = connection_limit(cfg.max_connections, log);
+  if (!max_connections) return 1;
   std::shared_ptr<http::tls_certificates> tls;
   if (!cfg.tls_certificate.empty()) {
     try {
@@ -159,6 +180,9 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   server_options.host = cfg.listen_host;
   server_options.port = cfg.listen_port;
   server_options.tls = tls;
+  server_options.max_connections = *max_connections;
+  server_options.idle_timeout = cfg.idle_timeout;
+  server_options.read_timeout = cfg.request_timeout;
   server_options.metrics = &metrics;
   http::server server{ioc, server_options, handler, access};
   try {
@@ -170,7 +194,8 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   }
   auto url = std::string{tls ? "https://" : "http://"} + cfg.listen_host + ":" + std::to_string(server.port());
   log.info("listening on " + url + " with " + std::to_string(engine.snapshots().load()->items.size()) +
-           " items; data in " + cfg.data_dir.string());
+           " items; data in " + cfg.data_dir.string(),
+           {{"maxConnections", std::to_string(*max_connections)}});
 
   net::steady_timer poll_timer{ioc};
   watched_files watched{keys, engine, tls.get(), log};

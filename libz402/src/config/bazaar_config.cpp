@@ -49,7 +49,8 @@ std::optional<std::string> apply_config_file(bazaar_config& cfg, const std::file
   auto doc = wire::parse_strict(*text, 16, error);
   if (!doc || !doc->is_object()) return file.string() + ": " + (doc ? "must hold a JSON object" : error);
   static const std::set<std::string_view> known{"listen", "terms", "allowHttpResources", "ioThreads",
-                                                "actorThreads", "accessLog", "metrics", "tls", "limits"};
+                                                "actorThreads", "accessLog", "metrics", "tls", "connections",
+                                                "limits"};
   for (auto& kv : doc->as_object()) {
     auto name = std::string{kv.key()};
     auto& v = kv.value();
@@ -78,6 +79,21 @@ std::optional<std::string> apply_config_file(bazaar_config& cfg, const std::file
       std::uint64_t n = 0;
       if (auto e = positive(v, name, 64, n)) return e;
       (name == "ioThreads" ? cfg.io_threads : cfg.actor_threads) = n;
+    } else if (name == "connections") {
+      if (!v.is_object()) return "connections must be an object";
+      for (auto& c : v.as_object()) {
+        auto cname = "connections." + std::string{c.key()};
+        std::uint64_t n = 0;
+        if (c.key() == "max") {
+          if (auto e = positive(c.value(), cname, 1u << 20, n)) return e;
+          cfg.max_connections = n;
+        } else if (c.key() == "idleTimeoutSeconds" || c.key() == "requestTimeoutSeconds") {
+          if (auto e = positive(c.value(), cname, 3600, n)) return e;
+          (c.key() == "idleTimeoutSeconds" ? cfg.idle_timeout : cfg.request_timeout) = std::chrono::seconds{n};
+        } else {
+          return "unknown key " + cname;
+        }
+      }
     } else {  // limits
       if (!v.is_object()) return "limits must be an object";
       for (auto& lim : v.as_object()) {

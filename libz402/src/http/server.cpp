@@ -367,10 +367,19 @@ void server::start() {
   acceptor_.bind(endpoint);
   acceptor_.listen(net::socket_base::max_listen_connections);
   bound_port_ = acceptor_.local_endpoint().port();
+  if (options_.metrics) options_.metrics->connections_max.add(static_cast<std::int64_t>(options_.max_connections));
   accept();
 }
 
 void server::accept() {
+  if (live_sessions_.load() >= options_.max_connections) {
+    // At the limit: stop accepting (no busy loop; the kernel queues new connections) until a
+    // session ends. Checked again after pausing, for a session that ended in between; the
+    // exchange makes exactly one of the two resume.
+    accept_paused_.store(true);
+    if (options_.metrics) options_.metrics->accepts_paused.add();
+    if (live_sessions_.load() >= options_.max_connections || !accept_paused_.exchange(false)) return;
+  }
   acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
     if (ec) {
       if (ec == net::error::operation_aborted || draining_) return;
@@ -427,7 +436,10 @@ void server::drain(std::function<void()> on_drained) {
 }
 
 void server::session_ended() {
-  if (--live_sessions_ == 0 && draining_ && !drained_.exchange(true)) {
+  auto left = --live_sessions_;
+  // Counted down first: a resumed accept() sees the room this session left.
+  if (accept_paused_.exchange(false) && !draining_) net::post(acceptor_.get_executor(), [this] { accept(); });
+  if (left == 0 && draining_ && !drained_.exchange(true)) {
     net::post(ioc_, [this] {
       deadline_.cancel();
       if (on_drained_) on_drained_();

@@ -56,8 +56,12 @@ export function termsFile(dataDir) {
  * Spawns `file args` and resolves once a whole stderr line matches `listening` (under load a
  * line can arrive split across two chunks): {match, child, exited, log()}.
  */
-function spawnListening(file, args, listening, what) {
-  const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
+function spawnListening(file, args, listening, what, fdLimit) {
+  // With fdLimit the process's own fd limit is raised (bash's ulimit, then exec: the child is the
+  // server itself), never the system's.
+  const child = fdLimit
+    ? spawn("bash", ["-c", `ulimit -n ${fdLimit} && exec "$0" "$@"`, file, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    : spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
@@ -74,11 +78,14 @@ function spawnListening(file, args, listening, what) {
   });
 }
 
-/** Starts `serve` and resolves once it listens: {url, port, child, log(), exited}. */
-export async function startServer(dataDir, extra = []) {
+/**
+ * Starts `serve` and resolves once it listens: {url, port, child, log(), exited}. `fdLimit` raises
+ * the server's own fd limit.
+ */
+export async function startServer(dataDir, extra = [], { fdLimit } = {}) {
   const listen = extra.includes("--listen") ? [] : ["--listen", "127.0.0.1:0"];
   const { match, ...started } = await spawnListening(binary, ["serve", ...listen, "--data-dir", dataDir, ...extra],
-    /listening on (https?:\/\/127\.0\.0\.1:(\d+)) with /, "server");
+    /listening on (https?:\/\/127\.0\.0\.1:(\d+)) with /, "server", fdLimit);
   return { url: match[1], port: Number(match[2]), ...started };
 }
 

@@ -4,6 +4,7 @@
 #include "z402/config/catalog_limits.hpp"
 #include "z402/config/rail_terms.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -23,6 +24,11 @@ struct bazaar_config {
   std::size_t actor_threads = 1;
   bool access_log = true;
   bool metrics = true;                   // GET /metrics
+  /// Client connections open at once; 0: three quarters of the process's fd limit (what is left
+  /// serves files, the log and the actors). Above it the listener waits for one to close.
+  std::size_t max_connections = 0;
+  std::chrono::seconds idle_timeout{60};     // a keep-alive connection with no request is closed
+  std::chrono::seconds request_timeout{15};  // a request's header and body, or an answer's write
   std::filesystem::path tls_certificate;  // both set: HTTPS (PEM chain and key)
   std::filesystem::path tls_key;
 };
@@ -32,7 +38,7 @@ std::optional<std::string> set_listen(bazaar_config& cfg, std::string_view host_
 
 /// Applies a JSON config file over `cfg`. nullopt on success, else the reason (naming the key).
 /// Keys: listen, terms, allowHttpResources, ioThreads, actorThreads, accessLog, metrics,
-/// tls.{certificate,key}, limits.{maxItemsPerProvider,maxItems,maxCatalogBytes,
+/// tls.{certificate,key}, connections.{max,idleTimeoutSeconds,requestTimeoutSeconds}, limits.{maxItemsPerProvider,maxItems,maxCatalogBytes,
 /// maxPaymentItemsPerProvider,retentionSeconds}. Relative TLS paths are relative to the file.
 std::optional<std::string> apply_config_file(bazaar_config& cfg, const std::filesystem::path& file);
 

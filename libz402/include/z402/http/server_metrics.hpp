@@ -20,6 +20,8 @@ class server_metrics {
   void request_done(std::size_t route, unsigned status, std::chrono::nanoseconds took);
   telemetry::gauge connections_open;
   telemetry::counter connections_accepted;
+  telemetry::gauge connections_max;              // the limit in force
+  telemetry::counter accepts_paused;             // times the listener stopped at the limit
   telemetry::gauge requests_in_flight;
   telemetry::counter tls_handshake_failures;
 

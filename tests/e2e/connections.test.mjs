@@ -1,0 +1,199 @@
+// Connection faults (issue 15): a connection limit at which the listener pauses instead of
+// spinning, configurable idle and request timeouts, bounded memory for a client that never
+// reads its answers, and 10,000 idle connections with a new one still answered at once.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import net from "node:net";
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { binary, newDataDir, removeDataDir, startServer, stopServer, sleep } from "./lib/server.mjs";
+
+const dirs = [];
+after(() => dirs.forEach(removeDataDir));
+const dataDir = (config) => {
+  const dir = newDataDir();
+  dirs.push(dir);
+  if (config) writeFileSync(join(dir, "config.json"), JSON.stringify(config));
+  return dir;
+};
+
+/** An open TCP connection to the server, its bytes collected as they arrive. */
+function connect(port) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => resolve(conn));
+    const conn = { socket, received: "", closedAt: null, closed: new Promise((r) => socket.on("close", () => { conn.closedAt = Date.now(); r(); })) };
+    socket.on("data", (c) => (conn.received += c.toString("latin1")));
+    socket.on("error", reject);
+  });
+}
+
+/** Waits until `conn` has received `pattern`, at most `ms`; true when it did. */
+async function waitFor(conn, pattern, ms) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (pattern.test(conn.received)) return true;
+    await sleep(10);
+  }
+  return pattern.test(conn.received);
+}
+
+const get = (path) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+/** The server's CPU time so far (user + system), in seconds. */
+const cpuSeconds = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+const rssBytes = (pid) => Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * 4096;
+const metric = (text, name) => Number(text.match(new RegExp(`^${name} (\\d+)`, "m"))?.[1]);
+
+test("at the connection limit the listener pauses without spinning, and resumes when one closes", async () => {
+  const server = await startServer(dataDir(), ["--max-connections", "20"]);
+  try {
+    const admin = await connect(server.port);  // keeps one connection for /metrics
+    const idle = [];
+    for (let i = 0; i < 19; i++) idle.push(await connect(server.port));
+    // The 21st connects (the kernel's backlog takes it) but is not served while 20 are open.
+    const waiting = await connect(server.port);
+    waiting.socket.write(get("/health"));
+    const cpuBefore = cpuSeconds(server.child.pid);
+    assert.equal(await waitFor(waiting, /^HTTP\/1\.1 200/, 1000), false, "not served above the limit");
+    const cpuUsed = cpuSeconds(server.child.pid) - cpuBefore;
+    assert.ok(cpuUsed < 0.2, `the paused listener does not spin: ${cpuUsed} s of CPU in 1 s`);
+    admin.socket.write(get("/metrics"));
+    assert.ok(await waitFor(admin, /z402_http_accept_paused_total \d+/, 2000));
+    assert.equal(metric(admin.received, "z402_http_connections_open"), 20);
+    assert.equal(metric(admin.received, "z402_http_connections_max"), 20);
+    assert.ok(metric(admin.received, "z402_http_accept_paused_total") >= 1);
+    // One closes: the waiting one is accepted and answered.
+    idle[0].socket.destroy();
+    assert.ok(await waitFor(waiting, /^HTTP\/1\.1 200/, 2000), "served once a connection closed");
+    for (const c of [admin, waiting, ...idle]) c.socket.destroy();
+  } finally {
+    await stopServer(server);
+  }
+});
+
+test("a connection limit above the fd limit is refused at start with one line", () => {
+  const r = spawnSync("bash", ["-c", `ulimit -n 1024 && exec "$0" serve --listen 127.0.0.1:0 --data-dir "$1" --max-connections 1000`,
+    binary, dataDir()], { encoding: "utf8", timeout: 10000 });
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /connection limit is above what the fd limit allows/);
+  assert.match(r.stderr, /fdLimit=1024/);
+  const zero = spawnSync(binary, ["serve", "--data-dir", dataDir(), "--max-connections", "0"], { encoding: "utf8", timeout: 10000 });
+  assert.equal(zero.status, 2);
+  assert.match(zero.stderr, /--max-connections must be at least 1/);
+  const bad = spawnSync(binary, ["serve", "--data-dir", dataDir({ connections: { idleTimeoutSeconds: 0 } })], { encoding: "utf8", timeout: 10000 });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /connections\.idleTimeoutSeconds must be an integer from 1 to 3600/);
+});
+
+test("the default connection limit is three quarters of the fd limit", async () => {
+  const server = await startServer(dataDir(), [], { fdLimit: 2000 });
+  try {
+    assert.match(server.log(), /maxConnections=1500/);
+  } finally {
+    await stopServer(server);
+  }
+});
+
+test("idle keep-alive connections and slow requests are closed after the configured timeouts", async () => {
+  const server = await startServer(dataDir({ connections: { idleTimeoutSeconds: 1, requestTimeoutSeconds: 2 } }));
+  try {
+    // Idle after one answer: closed after about 1 s.
+    const idle = await connect(server.port);
+    idle.socket.write(get("/health"));
+    assert.ok(await waitFor(idle, /^HTTP\/1\.1 200/, 2000));
+    const answered = Date.now();
+    await idle.closed;
+    const idleFor = idle.closedAt - answered;
+    assert.ok(idleFor >= 800 && idleFor < 2500, `closed after ${idleFor} ms idle (timeout 1 s)`);
+    // A header that never ends: dropped after the 2 s request timeout, with no answer.
+    const slow = await connect(server.port);
+    const started = Date.now();
+    slow.socket.write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    await slow.closed;
+    const slowFor = slow.closedAt - started;
+    assert.ok(slowFor >= 1800 && slowFor < 4000, `slow header dropped after ${slowFor} ms (timeout 2 s)`);
+    assert.equal(slow.received, "");
+    // A body that stops halfway: the same.
+    const body = await connect(server.port);
+    body.socket.write("POST /discovery/settled HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"x\":");
+    await body.closed;
+  } finally {
+    await stopServer(server);
+  }
+});
+
+test("a client that never reads its answers costs bounded memory", async () => {
+  const dir = dataDir();
+  const server = await startServer(dir);
+  try {
+    spawnSync(process.env.Z402_LOAD, ["seed", "--target", server.url, "--bazaar", binary, "--data-dir", dir,
+      "--keys-out", join(dir, "keys.json"), "--providers", "4", "--items", "100"], { stdio: "ignore" });
+    const seeded = await (await fetch(`${server.url}/discovery/resources?limit=1`)).json();
+    assert.equal(seeded.pagination.total, 400);
+    const admin = await connect(server.port);
+    const rssBefore = rssBytes(server.child.pid);
+    // 2,000 pipelined reads of a 100-item page (about 80 MB of answers), never read.
+    const greedy = await connect(server.port);
+    greedy.socket.pause();
+    greedy.socket.write(get("/discovery/resources?limit=100").repeat(2000));
+    await sleep(2000);
+    admin.socket.write(get("/metrics"));
+    assert.ok(await waitFor(admin, /z402_http_requests_in_flight \d+/, 2000));
+    const inFlight = metric(admin.received, "z402_http_requests_in_flight");
+    assert.ok(inFlight <= 17, `requests held for the reader: ${inFlight} (the pipeline limit is 16)`);
+    const grown = rssBytes(server.child.pid) - rssBefore;
+    assert.ok(grown < 32 * 1024 * 1024, `RSS grew by ${(grown / 1048576).toFixed(1)} MiB for a reader that never reads`);
+    // Other clients are served meanwhile.
+    const other = await fetch(`${server.url}/discovery/resources?limit=1`);
+    assert.equal(other.status, 200);
+    greedy.socket.destroy();
+    admin.socket.destroy();
+  } finally {
+    await stopServer(server);
+  }
+});
+
+// 10,000 idle connections need more fds than a default limit of 1024, in the server and in the
+// process holding them: both raise their own limit (never the system's); skipped when the hard
+// limit does not allow it.
+const hardLimit = Number(spawnSync("bash", ["-c", "ulimit -Hn"], { encoding: "utf8" }).stdout.trim());
+const manyFds = 10_500;
+const skipMany = hardLimit === Infinity || hardLimit >= manyFds || Number.isNaN(hardLimit) ? false
+  : `the hard fd limit (${hardLimit}) is below ${manyFds}`;
+
+test("with 10,000 idle connections open a new one is answered within 50 ms", { skip: skipMany, timeout: 120000 }, async () => {
+  const server = await startServer(dataDir(), ["--max-connections", "10100"], { fdLimit: manyFds });
+  const holderScript = join(dirname(fileURLToPath(import.meta.url)), "lib", "hold-connections.mjs");
+  const holder = spawn("bash", ["-c", `ulimit -n ${manyFds} && exec "$0" "$@"`, process.execPath, holderScript, String(server.port), "10000"],
+    { stdio: ["pipe", "pipe", "inherit"] });
+  try {
+    let out = "";
+    holder.stdout.on("data", (c) => (out += c));
+    const until = Date.now() + 90000;
+    while (!/open 10000/.test(out) && Date.now() < until) await sleep(50);
+    assert.match(out, /open 10000/);
+    const times = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      const c = await connect(server.port);
+      c.socket.write(get("/health"));
+      assert.ok(await waitFor(c, /^HTTP\/1\.1 200[\s\S]*\r\n\r\n\{/, 5000));
+      times.push(performance.now() - t0);
+      c.socket.destroy();
+    }
+    times.sort((a, b) => a - b);
+    console.log(`new connection answered in ${times.map((t) => t.toFixed(1)).join(", ")} ms with 10,000 idle open`);
+    assert.ok(times[2] < 50, `median ${times[2].toFixed(1)} ms`);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    assert.ok(metric(metrics, "z402_http_connections_open") >= 10000);
+    console.log(`server RSS with 10,000 idle connections: ${(rssBytes(server.child.pid) / 1048576).toFixed(0)} MiB`);
+  } finally {
+    holder.stdin.end();
+    await new Promise((r) => holder.on("exit", r));
+    await stopServer(server);
+  }
+});
