@@ -44,6 +44,7 @@ class connection {
   /// `body` is given, its body. Otherwise the body is read into a fixed buffer and dropped.
   net::awaitable<unsigned> exchange(const bhttp::request<bhttp::string_body>& req, std::string* body, std::string& why) {
     beast::error_code ec;
+    why.clear();
     if (!connected_) {
       tcp::resolver resolver{stream_.get_executor()};
       auto endpoints = co_await resolver.async_resolve(options_.host, options_.port, net::redirect_error(use_awaitable, ec));
@@ -134,12 +135,15 @@ bhttp::request<bhttp::string_body> post(const std::string& target, const std::st
   return req;
 }
 
-void record(shared_state& s, lane_stats& lane, kind k, unsigned status, const std::string& why, clock_type::time_point t0) {
-  if (status == 200) {
+/// A request of kind `k` ended with `status`; `expected` is the status that counts as done (200,
+/// or 400 for an invalid declaration), `why` the reason when it does not.
+void record(shared_state& s, lane_stats& lane, kind k, unsigned status, const std::string& why, clock_type::time_point t0,
+            unsigned expected = 200) {
+  if (status == expected && why.empty()) {
     lane.ok(k, micros_since(t0));
     s.live.done[k].fetch_add(1, std::memory_order_relaxed);
   } else {
-    ++lane.errors[k][status ? "http " + std::to_string(status) : why];
+    ++lane.errors[k][!why.empty() ? why : "http " + std::to_string(status)];
     s.live.failed[k].fetch_add(1, std::memory_order_relaxed);
   }
 }
@@ -178,17 +182,24 @@ net::awaitable<void> declarer(shared_state& s, lane_stats& lane, std::size_t p) 
   net::steady_timer timer{ex};
   // Spread the beats over the interval, as independent services would be.
   auto due = clock_type::now() + s.options.declare_every * p / std::max<std::size_t>(1, s.options.declarers);
+  // What a seller's bug sends: an item whose resource is not a URL (refused by the rules, 400).
+  static const std::string invalid_body = R"({"items":[{"resource":"not a url","type":"http","x402Version":2}]})";
   std::string why, answer;
-  while (true) {
+  for (std::size_t beat = 1;; ++beat) {
     timer.expires_at(due);
     beast::error_code ec;
     co_await timer.async_wait(net::redirect_error(use_awaitable, ec));
     if (clock_type::now() >= s.end) break;
     auto t0 = clock_type::now();
+    due += s.options.declare_every;
+    if (s.options.invalid_every && beat % s.options.invalid_every == 0) {
+      auto status = co_await conn.exchange(post("/discovery/declarations", s.options.provider_keys[p], invalid_body), &answer, why);
+      record(s, lane, invalid, status, why, t0, 400);
+      continue;
+    }
     s.probes.push_back({p, t0, s.last_seen[p]});
     auto status = co_await conn.exchange(post("/discovery/declarations", s.options.provider_keys[p], s.declarations[p]), &answer, why);
     record(s, lane, declare, status, why, t0);
-    due += s.options.declare_every;
   }
 }
 
@@ -243,7 +254,7 @@ net::awaitable<void> settler(shared_state& s, lane_stats& lane, std::size_t id) 
   auto interval = std::chrono::duration_cast<clock_type::duration>(
       std::chrono::duration<double>(static_cast<double>(s.options.settle_connections) / s.options.settles_per_second));
   auto due = clock_type::now() + interval * id / s.options.settle_connections;
-  std::string why;
+  std::string why, answer;
   for (std::size_t n = id; due < s.end; n += s.options.settle_connections, due += interval) {
     if (clock_type::now() >= s.end) {  // behind schedule at the end: count what never went out
       for (; due < s.end; due += interval) ++lane.errors[settle]["due but not sent (behind schedule)"];
@@ -254,7 +265,9 @@ net::awaitable<void> settler(shared_state& s, lane_stats& lane, std::size_t id) 
       beast::error_code ec;
       co_await timer.async_wait(net::redirect_error(use_awaitable, ec));
     }
-    auto status = co_await conn.exchange(post("/discovery/settled", s.options.settle_key, s.settles[n % s.settles.size()]), nullptr, why);
+    auto status = co_await conn.exchange(post("/discovery/settled", s.options.settle_key, s.settles[n % s.settles.size()]), &answer, why);
+    // Counted only when the catalog counted it: a 200 may carry a rejection (catalog.md §3).
+    if (status == 200 && answer.find(R"("status":"success")") == std::string::npos) why = "rejected: " + answer;
     record(s, lane, settle, status, why, due);  // open loop: from when it was due
   }
 }

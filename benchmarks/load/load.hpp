@@ -23,6 +23,7 @@ struct load_options {
   std::size_t search_every = 0;      // 0: no searches; N: every Nth read is a search
   std::chrono::milliseconds declare_every{0};  // 0: no declarations
   std::size_t declarers = 0;         // providers that heartbeat (each with its own connection)
+  std::size_t invalid_every = 0;     // 0: none; N: every Nth beat of a declarer is a declaration that must get 400
   double settles_per_second = 0;
   std::size_t settle_connections = 16;
   catalog_shape shape;

@@ -3,8 +3,8 @@
 //       adds the providers and a settle key with the server's own CLI, declares the catalog,
 //       and writes what `run` needs (keys, terms, shape) to FILE.
 //   z402-load run --target URL --keys FILE [--duration 30] [--threads 1] [--readers 64] [--limit 100]
-//       [--search-every 0] [--declare-every-ms 0] [--declarers 0] [--settles-per-second 0]
-//       [--settle-connections 16] [--json FILE]
+//       [--search-every 0] [--declare-every-ms 0] [--declarers 0] [--invalid-every 0]
+//       [--settles-per-second 0] [--settle-connections 16] [--json FILE]
 //       prints a progress line each second and a summary (requests/s, p50/p99/p999, errors).
 #include "load.hpp"
 
@@ -28,8 +28,9 @@ int usage(const std::string& why) {
   std::cerr << "z402-load: " << why << "\n"
             << "usage: z402-load seed --target URL --bazaar BIN --data-dir DIR --keys-out FILE [--providers N] [--items N] [--fill-bytes N]\n"
             << "       z402-load run --target URL --keys FILE [--duration S] [--threads N] [--readers N] [--limit N]\n"
-            << "                 [--search-every N] [--declare-every-ms MS] [--declarers N] [--settles-per-second N]\n"
-            << "                 [--settle-connections N] [--json FILE]\n";
+            << "                 [--search-every N] [--declare-every-ms MS] [--declarers N] [--invalid-every N]\n"
+            << "                 [--settles-per-second N]"
+            << " [--settle-connections N] [--json FILE]\n";
   return 2;
 }
 
@@ -127,7 +128,7 @@ int main(int argc, char** argv) {
   if (!number(a, "--duration", duration, 600) || duration == 0 || !number(a, "--threads", o.threads, 8) || o.threads == 0 ||
       !number(a, "--readers", o.readers, 1024) || !number(a, "--limit", o.list_limit, 1000) || o.list_limit == 0 ||
       !number(a, "--search-every", o.search_every, 1'000'000) || !number(a, "--declare-every-ms", declare_ms, 3'600'000) ||
-      !number(a, "--declarers", o.declarers, o.shape.providers) || !number(a, "--settles-per-second", settles, 100'000) ||
+      !number(a, "--declarers", o.declarers, o.shape.providers) || !number(a, "--invalid-every", o.invalid_every, 1'000'000) || !number(a, "--settles-per-second", settles, 100'000) ||
       !number(a, "--settle-connections", o.settle_connections, 256) || o.settle_connections == 0)
     return usage("a number is out of its bounds (duration 1-600 s, threads 1-8, readers <= 1024, limit 1-1000, "
                  "declarers <= providers, settles <= 100000/s, settle connections 1-256)");

@@ -13,8 +13,9 @@
 
 namespace z402::bench {
 
-enum kind : std::size_t { list, search, declare, settle, visibility, kind_count };
-inline constexpr std::array<const char*, kind_count> kind_names{"list", "search", "declare", "settle", "visibility"};
+/// `invalid`: declarations meant to be refused; a 400 is their success.
+enum kind : std::size_t { list, search, declare, settle, visibility, invalid, kind_count };
+inline constexpr std::array<const char*, kind_count> kind_names{"list", "search", "declare", "settle", "visibility", "invalid"};
 
 constexpr std::size_t max_samples_per_lane = 20'000'000;  // ~80 MB per kind at most
 
