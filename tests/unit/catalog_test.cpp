@@ -284,6 +284,37 @@ CAF_TEST(paidCallsToday reads 0 from midnight UTC without any traffic) {
   CAF_CHECK_EQUAL(snap()->items.at(0)->record().seq, 7u);
 }
 
+CAF_TEST(the catalog loaded at start is readable before any actor has run) {
+  std::vector<catalog::item_record> loaded;
+  for (auto [seq, url] : {std::pair{9u, "https://a.example.com/later"}, std::pair{4u, "https://a.example.com/first"}}) {
+    catalog::item_record r;
+    r.provider = "p1";
+    r.content = catalog::make_content(test::valid_item(terms, url), "GET");
+    r.identity = {"http", url, "GET"};
+    r.seq = seq;
+    loaded.push_back(std::move(r));
+  }
+  engine.reset();
+  sched.run();
+  catalog::engine_options options;
+  options.clock = wall;
+  options.initial = loaded;
+  options.persistence_thread = false;
+  engine = std::make_unique<catalog::engine>(sys, std::move(options));
+  // No sched.run(): a server's first read comes before the actors are scheduled.
+  auto first = engine->snapshots().load();
+  CAF_CHECK_EQUAL(first->version, 1u);
+  CAF_REQUIRE_EQUAL(first->items.size(), 2u);
+  CAF_CHECK_EQUAL(first->items[0]->record().seq, 4u);  // listing order
+  CAF_CHECK_EQUAL(first->providers, 1u);
+  CAF_CHECK_EQUAL(first->bytes, first->items[0]->json_size() + first->items[1]->json_size());
+  sched.run();
+  // The registry goes on from it: the next change is version 2, and keeps both items.
+  declare("p2", array{item("https://b.example.com/1")});
+  CAF_CHECK_EQUAL(snap()->version, 2u);
+  CAF_CHECK_EQUAL(snap()->items.size(), 3u);
+}
+
 CAF_TEST(a removed provider leaves the catalog) {
   declare("p1", array{item("https://a.example.com/1")});
   declare("p2", array{item("https://b.example.com/1")});

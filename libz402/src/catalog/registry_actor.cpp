@@ -1,6 +1,8 @@
 #include "z402/catalog/registry_actor.hpp"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 
 namespace z402::catalog {
 namespace {
@@ -12,17 +14,10 @@ item_list::iterator position_of(item_list& items, std::uint64_t seq) {
 
 void publish_now(registry_actor* self) {
   auto& st = self->state;
-  auto next = std::make_shared<snapshot>();
-  next->version = ++st.version;
-  next->items = st.items;
-  next->bytes = st.bytes;
-  next->providers = st.items_of.size();
-  next->published_ms = st.ctx.clock->now_ms();
   // The index holds positions and contents, which only these changes move.
   if (st.content_changed || !st.indexes) st.indexes = std::make_shared<const content_indexes>();
-  next->indexes = st.indexes;
   st.content_changed = false;
-  snapshot_ptr published = std::move(next);
+  auto published = make_snapshot(++st.version, st.items, st.bytes, st.items_of.size(), st.ctx.clock->now_ms(), st.indexes);
   st.store->publish(published);
   if (st.persistence) self->send(st.persistence, atom::persist::value, published);
   st.publications.acted(self->clock().now());
@@ -82,15 +77,33 @@ void apply(registry_state& st, const std::string& provider, const item_change& c
 
 }  // namespace
 
+snapshot_ptr first_snapshot(const item_list& loaded, std::int64_t now_ms) {
+  item_list items = loaded;
+  std::sort(items.begin(), items.end(), [](auto& a, auto& b) { return a->record().seq < b->record().seq; });
+  std::size_t bytes = 0;
+  std::unordered_set<std::string_view> providers;
+  for (auto& it : items) {
+    bytes += it->json_size();
+    providers.insert(it->record().provider);
+  }
+  return make_snapshot(1, std::move(items), bytes, providers.size(), now_ms);
+}
+
 caf::behavior registry(registry_actor* self, engine_context ctx, snapshot_store* store, caf::actor persistence,
-                       std::chrono::milliseconds publish_interval, item_list initial) {
+                       std::chrono::milliseconds publish_interval) {
   auto& st = self->state;
   st.ctx = std::move(ctx);
   st.store = store;
   st.persistence = std::move(persistence);
   st.publications = coalescer{publish_interval};
-  for (auto& i : initial) apply(st, i->record().provider, item_change{{i}, {}});
-  publish_now(self);
+  // Start from what the engine published (first_snapshot): its items, its version and indexes.
+  auto first = store->load();
+  for (auto& i : first->items) apply(st, i->record().provider, item_change{{i}, {}});
+  st.version = first->version;
+  st.indexes = first->indexes;
+  st.content_changed = false;
+  st.publications.acted(self->clock().now());  // version 1 was a publication: the interval counts from it
+  if (st.persistence) self->send(st.persistence, atom::persist::value, first);
   return {
       [=](atom::commit, const std::string& provider, const item_change& change, bool may_refuse) {
         auto& st = self->state;

@@ -34,8 +34,13 @@ struct registry_state {
 
 using registry_actor = caf::stateful_actor<registry_state>;
 
-/// `initial` is the catalog loaded from disk; it is published at once.
+/// Version 1: the catalog loaded from disk, in listing order. The engine publishes it into the
+/// store before any actor runs, so a server's first read already sees it (a registry that
+/// published it when first scheduled left a moment of empty catalog, with a valid ETag).
+snapshot_ptr first_snapshot(const item_list& loaded, std::int64_t now_ms);
+
+/// Starts from the snapshot in `store` (first_snapshot) and publishes every change after it.
 caf::behavior registry(registry_actor* self, engine_context ctx, snapshot_store* store, caf::actor persistence,
-                       std::chrono::milliseconds publish_interval, item_list initial);
+                       std::chrono::milliseconds publish_interval);
 
 }  // namespace z402::catalog

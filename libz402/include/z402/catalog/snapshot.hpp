@@ -71,6 +71,11 @@ struct snapshot {
 
 using snapshot_ptr = std::shared_ptr<const snapshot>;
 
+/// Version `version` of the catalog: `items` in listing order, `bytes` their serialised size.
+/// `indexes` are the previous version's when the content did not change (null: built anew).
+snapshot_ptr make_snapshot(std::uint64_t version, item_list items, std::size_t bytes, std::size_t providers,
+                           std::int64_t now_ms, std::shared_ptr<const content_indexes> indexes = nullptr);
+
 class snapshot_store {
  public:
   snapshot_store() : current_(std::make_shared<const snapshot>()) {}

@@ -1,0 +1,64 @@
+#include "z402/catalog/snapshot.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+namespace z402::catalog {
+
+snapshot_ptr make_snapshot(std::uint64_t version, item_list items, std::size_t bytes, std::size_t providers,
+                           std::int64_t now_ms, std::shared_ptr<const content_indexes> indexes) {
+  auto next = std::make_shared<snapshot>();
+  next->version = version;
+  next->items = std::move(items);
+  next->bytes = bytes;
+  next->providers = providers;
+  next->published_ms = now_ms;
+  if (indexes) next->indexes = std::move(indexes);
+  return next;
+}
+
+filter_index::filter_index(const item_list& items) {
+  std::vector<std::string> keys;
+  for (std::uint32_t i = 0; i < items.size(); ++i) {
+    auto& r = items[i]->record();
+    keys.clear();
+    keys.push_back("type\x1f" + r.identity.type);
+    for (auto& [field, value] : r.content->accepts_facts) keys.push_back(field + '\x1f' + value);
+    for (auto& e : r.content->extensions) keys.push_back("extensions\x1f" + e);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());  // two entries with one payTo count once
+    for (auto& k : keys) positions_[k].push_back(i);
+    // Each item's cheapest entry, per asset and over all assets (key ""), for maxAmount.
+    std::unordered_map<std::string_view, std::uint64_t> cheapest;
+    for (auto& [asset, amount] : r.content->prices)
+      for (std::string_view a : {std::string_view{asset}, std::string_view{}}) {
+        auto [at, fresh] = cheapest.emplace(a, amount);
+        if (!fresh) at->second = std::min(at->second, amount);
+      }
+    for (auto& [asset, amount] : cheapest) by_price_[std::string{asset}].emplace_back(amount, i);
+  }
+  for (auto& [asset, rows] : by_price_) std::sort(rows.begin(), rows.end());
+}
+
+std::vector<std::uint32_t> filter_index::priced_at_most(std::string_view asset, std::uint64_t max_amount) const {
+  std::vector<std::uint32_t> rows;
+  auto it = by_price_.find(std::string{asset});
+  if (it == by_price_.end()) return rows;
+  auto end = std::upper_bound(it->second.begin(), it->second.end(),
+                              std::pair{max_amount, std::numeric_limits<std::uint32_t>::max()});
+  rows.reserve(static_cast<std::size_t>(end - it->second.begin()));
+  for (auto p = it->second.begin(); p != end; ++p) rows.push_back(p->second);
+  std::sort(rows.begin(), rows.end());  // listing order
+  return rows;
+}
+
+const std::vector<std::uint32_t>* filter_index::positions(std::string_view field, std::string_view value) const {
+  std::string key{field};
+  key += '\x1f';
+  key += value;
+  auto it = positions_.find(key);
+  return it == positions_.end() ? nullptr : &it->second;
+}
+
+}  // namespace z402::catalog
