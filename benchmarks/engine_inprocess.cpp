@@ -42,8 +42,7 @@ int main(int argc, char** argv) {
   std::atomic<bool> reading{true};
   std::atomic<std::uint64_t> reads{0};
   std::thread reader{[&] {
-    std::string error;
-    auto req = *http::parse_list_request("limit=100", error);
+    auto req = *http::parse_list_request("limit=100");
     while (with_reads && reading.load(std::memory_order_relaxed)) {
       auto page = http::render_list(engine.snapshots().load_cached(), req);
       reads.fetch_add(page.payload_size() ? 1 : 0, std::memory_order_relaxed);

@@ -1,10 +1,14 @@
 #define CAF_SUITE wire
 #include "test.hpp"
 
+#include "z402/error.hpp"
+#include "z402/http/message.hpp"
 #include "z402/wire/base64.hpp"
 #include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"
 #include "z402/wire/url.hpp"
+
+#include <set>
 
 using namespace z402;
 
@@ -68,6 +72,37 @@ CAF_TEST(strict JSON refuses duplicate keys invalid UTF-8 and deep nesting) {
   }
   CAF_CHECK(wire::parse_strict("[1.7976931348623157e308,18446744073709551616,-9223372036854775809]", 8, error));
   CAF_CHECK_EQUAL(wire::json_depth(boost::json::parse("[[{}]]")), 3u);
+}
+
+CAF_TEST(every error code has its API name and one HTTP status) {
+  CAF_CHECK_EQUAL(to_string(errc::invalid_filter), "invalid_filter");
+  CAF_CHECK_EQUAL(http_status(errc::invalid_filter), 400u);
+  CAF_CHECK_EQUAL(http_status(errc::invalid_cursor), 400u);
+  CAF_CHECK_EQUAL(http_status(errc::query_required), 400u);
+  CAF_CHECK_EQUAL(http_status(errc::unauthorized), 401u);
+  CAF_CHECK_EQUAL(http_status(errc::forbidden), 403u);
+  CAF_CHECK_EQUAL(http_status(errc::not_found), 404u);
+  CAF_CHECK_EQUAL(http_status(errc::unavailable), 503u);
+  // Every code has a name of its own.
+  std::set<std::string_view> names;
+  for (auto c = static_cast<int>(errc::invalid_request); c <= static_cast<int>(errc::corrupt); ++c)
+    names.insert(to_string(static_cast<errc>(c)));
+  CAF_CHECK_EQUAL(names.size(), static_cast<std::size_t>(errc::corrupt));
+  auto res = http::error_response(error{errc::not_found, "", "no provider lists it"});
+  CAF_CHECK_EQUAL(res.result_int(), 404u);
+  CAF_CHECK_EQUAL(boost::json::parse(res.body()).at("error").as_string(), "not_found");
+}
+
+CAF_TEST(percent decoding reads a query strictly and a path leniently) {
+  using wire::percent_decoding;
+  CAF_CHECK_EQUAL(*wire::percent_decode("a+b%26c%3a", percent_decoding::form), "a b&c:");
+  CAF_CHECK_EQUAL(*wire::percent_decode("a+b%26c", percent_decoding::lenient), "a+b&c");
+  for (auto malformed : {"%", "%4", "%zz", "a%4g", "%%41"}) {
+    CAF_CHECK(!wire::percent_decode(malformed, percent_decoding::form));
+    CAF_CHECK_EQUAL(*wire::percent_decode(malformed, percent_decoding::lenient),
+                    std::string{malformed} == "%%41" ? std::string{"%A"} : std::string{malformed});
+  }
+  CAF_CHECK_EQUAL(*wire::percent_decode("%252e", percent_decoding::lenient), "%2e");
 }
 
 CAF_TEST(address-like hosts are recognised) {

@@ -96,9 +96,10 @@ std::string summary(const shown_items& items, std::string_view heading, std::str
   return out;
 }
 
-mcp::rpc_error refused(std::string message, std::string_view code) {
-  mcp::rpc_error e{mcp::rpc_code::invalid_params, std::move(message), {}};
-  e.data["error"] = code;
+/// A refused argument: invalid params, with the API's error code in data.error.
+mcp::rpc_error refused(const error& why) {
+  mcp::rpc_error e{mcp::rpc_code::invalid_params, why.reason, {}};
+  e.data["error"] = to_string(why.code);
   return e;
 }
 
@@ -112,7 +113,7 @@ std::variant<query_params, mcp::rpc_error> params_of(const json::object& args, s
   if (auto it = params.find("limit"); it != params.end()) {
     auto n = std::strtoull(it->second.c_str(), nullptr, 10);
     if (n < 1 || n > max_list_limit)
-      return refused("argument limit must be from 1 to " + std::to_string(max_list_limit), "invalid_filter");
+      return refused({errc::invalid_filter, "limit", "argument limit must be from 1 to " + std::to_string(max_list_limit)});
   } else if (std::find(numbers.begin(), numbers.end(), "limit") != numbers.end()) {
     params.emplace("limit", std::to_string(default_tool_limit));
   }
@@ -125,10 +126,9 @@ mcp::tool_answer call_tool(app_state& app, std::string_view name, const json::ob
     auto params = params_of(args, {"query", "type", "payTo", "scheme", "network", "asset", "extensions", "cursor"},
                             {"maxAmount", "limit"});
     if (auto* err = std::get_if<mcp::rpc_error>(&params)) return *err;
-    query_error error;
     auto now = app.engine.context().clock->now_ms();
-    auto req = read_search_request(std::get<query_params>(params), app.cursors, now, error);
-    if (!req) return refused(error.message, error.code);
+    auto req = read_search_request(std::get<query_params>(params), app.cursors, now);
+    if (!req) return refused(req.error());
     shown_items shown;
     auto body = render_search(*snap, *req, app.cursors, now, &shown);
     auto more = body.ends_with(R"("cursor":null}})") ? std::string_view{} : std::string_view{"cursor"};
@@ -138,9 +138,8 @@ mcp::tool_answer call_tool(app_state& app, std::string_view name, const json::ob
   if (name == "list_resources") {
     auto params = params_of(args, {"type", "payTo", "scheme", "network", "asset", "extensions"}, {"maxAmount", "limit", "offset"});
     if (auto* err = std::get_if<mcp::rpc_error>(&params)) return *err;
-    std::string why;
-    auto req = read_list_request(std::get<query_params>(params), why);
-    if (!req) return refused(why, "invalid_filter");
+    auto req = read_list_request(std::get<query_params>(params));
+    if (!req) return refused(req.error());
     shown_items shown;
     auto body = render_list(snap, *req, &shown).flatten();
     auto text = summary(shown, "catalog page");
@@ -150,14 +149,13 @@ mcp::tool_answer call_tool(app_state& app, std::string_view name, const json::ob
   auto params = params_of(args, {"url", "method", "toolName"}, {});
   if (auto* err = std::get_if<mcp::rpc_error>(&params)) return *err;
   auto& p = std::get<query_params>(params);
-  if (!p.contains("url")) return refused("argument url is required", "invalid_filter");
+  if (!p.contains("url")) return refused({errc::invalid_filter, "url", "argument url is required"});
   p.emplace("type", p.contains("toolName") ? "mcp" : "http");
-  query_error error;
   shown_items shown;
-  auto body = render_resource(*snap, p, error, &shown);
+  auto body = render_resource(*snap, p, &shown);
   if (!body) {
-    if (error.code != "not_found") return refused(error.message, error.code);
-    return mcp::tool_result{{}, "not_found: " + error.message, true};
+    if (body.error().code != errc::not_found) return refused(body.error());
+    return mcp::tool_result{{}, "not_found: " + body.error().reason, true};
   }
   auto text = summary(shown, "listings");
   return mcp::tool_result{std::move(*body), std::move(text), false};

@@ -166,21 +166,19 @@ response handle_read(app_state& app, const request& req, route r) {
   auto query = q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
   auto etag = etag_of(snap->version, target);
   if (not_modified(req, etag)) return not_modified_response(etag);
-  std::string error;
   if (r == route::resources) {
-    auto list = parse_list_request(query, error);
-    if (!list) return error_response(400, "invalid_filter", error);
+    auto list = parse_list_request(query);
+    if (!list) return error_response(list.error());
     return read_response(req, etag, render_list(snap, *list), app.gzip);
   }
-  query_error refused;
   auto now = app.engine.context().clock->now_ms();
   if (r == route::search) {
-    auto search = parse_search_request(query, app.cursors, now, refused);
-    if (!search) return error_response(400, refused.code, refused.message);
+    auto search = parse_search_request(query, app.cursors, now);
+    if (!search) return error_response(search.error());
     return read_response(req, etag, render_search(*snap, *search, app.cursors, now), app.gzip);
   }
-  auto body = render_resource(*snap, query, refused);
-  if (!body) return error_response(refused.code == "not_found" ? 404 : 400, refused.code, refused.message);
+  auto body = render_resource(*snap, query);
+  if (!body) return error_response(body.error());
   return read_response(req, etag, std::move(*body), app.gzip);
 }
 

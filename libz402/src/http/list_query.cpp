@@ -2,89 +2,57 @@
 
 #include "z402/rules/item_fields.hpp"
 #include "z402/rules/text.hpp"
+#include "z402/wire/url.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <iterator>
 
 namespace z402::http {
+
 namespace {
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::optional<std::string> form_decode(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out.push_back(' ');
-    } else if (s[i] == '%') {
-      if (i + 2 >= s.size()) return std::nullopt;
-      int hi = hex_value(s[i + 1]), lo = hex_value(s[i + 2]);
-      if (hi < 0 || lo < 0) return std::nullopt;
-      out.push_back(static_cast<char>(hi * 16 + lo));
-      i += 2;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
+error invalid_filter(std::string field, std::string reason) { return {errc::invalid_filter, std::move(field), std::move(reason)}; }
 
 }  // namespace
 
-std::optional<std::map<std::string, std::string>> parse_query(std::string_view query, std::string& error) {
-  std::map<std::string, std::string> params;
+expected<query_params> parse_query(std::string_view query) {
+  query_params params;
   while (!query.empty()) {
     auto amp = query.find('&');
     auto pair = query.substr(0, amp);
     query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
     if (pair.empty()) continue;
     auto eq = pair.find('=');
-    auto name = form_decode(pair.substr(0, eq));
-    auto value = form_decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
-    if (!name || !value) {
-      error = "the query string has a malformed percent-escape";
-      return std::nullopt;
-    }
+    auto name = wire::percent_decode(pair.substr(0, eq), wire::percent_decoding::form);
+    auto value = wire::percent_decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1),
+                                      wire::percent_decoding::form);
+    if (!name || !value) return invalid_filter("", "the query string has a malformed percent-escape");
     if (rules::unsafe_text_reason(*value)) {
-      error = "parameter " + *name + " is not valid text (invalid UTF-8 or a control character)";
-      return std::nullopt;
+      return invalid_filter(*name, "parameter " + *name + " is not valid text (invalid UTF-8 or a control character)");
     }
     if (!params.emplace(*name, std::move(*value)).second) {
-      error = "parameter " + *name + " is given more than once";
-      return std::nullopt;
+      return invalid_filter(*name, "parameter " + *name + " is given more than once");
     }
   }
   return params;
 }
 
-std::optional<list_filter> read_filter(const query_params& params, std::string& error) {
+expected<list_filter> read_filter(const query_params& params) {
   list_filter filter;
   for (auto [name, member] : filter_fields) {
     auto it = params.find(name);
     if (it == params.end()) continue;
-    if (it->second.empty() || it->second.size() > 256) {
-      error = std::string{"parameter "} + name + " must be 1-256 characters";
-      return std::nullopt;
-    }
+    if (it->second.empty() || it->second.size() > 256)
+      return invalid_filter(name, std::string{"parameter "} + name + " must be 1-256 characters");
     filter.*member = it->second;
   }
-  if (!filter.type.empty() && filter.type != "http" && filter.type != "mcp") {
-    error = "parameter type must be http or mcp";
-    return std::nullopt;
-  }
+  if (!filter.type.empty() && filter.type != "http" && filter.type != "mcp")
+    return invalid_filter("type", "parameter type must be http or mcp");
   if (auto it = params.find("maxAmount"); it != params.end()) {
     filter.max_amount = rules::atomic_units(it->second);
-    if (!filter.max_amount) {
-      error = "parameter maxAmount must be a whole number of atomic units, 0 to 18446744073709551615";
-      return std::nullopt;
-    }
+    if (!filter.max_amount)
+      return invalid_filter("maxAmount", "parameter maxAmount must be a whole number of atomic units, 0 to 18446744073709551615");
   }
   return filter;
 }
@@ -101,24 +69,22 @@ std::size_t read_limit(const query_params& params) {
   return default_list_limit;
 }
 
-std::optional<list_request> parse_list_request(std::string_view query, std::string& error) {
-  auto params = parse_query(query, error);
-  if (!params) return std::nullopt;
-  return read_list_request(*params, error);
+expected<list_request> parse_list_request(std::string_view query) {
+  auto params = parse_query(query);
+  if (!params) return params.error();
+  return read_list_request(*params);
 }
 
-std::optional<list_request> read_list_request(const query_params& params, std::string& error) {
-  auto filter = read_filter(params, error);
-  if (!filter) return std::nullopt;
+expected<list_request> read_list_request(const query_params& params) {
+  auto filter = read_filter(params);
+  if (!filter) return filter.error();
   list_request req{std::move(*filter), read_limit(params), 0};
   if (auto it = params.find("offset"); it != params.end()) {
     unsigned long long v = 0;
     auto& s = it->second;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc{} || end != s.data() + s.size() || s.empty()) {
-      error = "parameter offset must be a non-negative integer";
-      return std::nullopt;
-    }
+    if (ec != std::errc{} || end != s.data() + s.size() || s.empty())
+      return invalid_filter("offset", "parameter offset must be a non-negative integer");
     req.offset = static_cast<std::size_t>(v);
   }
   return req;

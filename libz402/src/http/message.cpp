@@ -55,3 +55,9 @@ response error_response(unsigned status, std::string_view code, std::string_view
 }
 
 }  // namespace z402::http
+
+namespace z402::http {
+
+response error_response(const error& e) { return error_response(http_status(e.code), to_string(e.code), e.reason); }
+
+}  // namespace z402::http

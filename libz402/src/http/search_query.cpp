@@ -42,14 +42,14 @@ std::string cursor_signer::issue(std::size_t offset, std::string_view fingerprin
   return wire::base64url_encode(payload) + "." + wire::base64url_encode(auth::hmac_sha256(key_, payload));
 }
 
-std::optional<std::size_t> cursor_signer::redeem(std::string_view cursor, std::string_view fingerprint,
-                                                 std::int64_t now_ms, std::string& why) const {
+expected<std::size_t> cursor_signer::redeem(std::string_view cursor, std::string_view fingerprint,
+                                            std::int64_t now_ms) const {
+  auto refused = [](std::string reason) { return error{errc::invalid_cursor, "cursor", std::move(reason)}; };
   auto dot = cursor.find('.');
   auto payload = dot == std::string_view::npos ? std::nullopt : wire::base64url_decode(cursor.substr(0, dot));
   auto mac = dot == std::string_view::npos ? std::nullopt : wire::base64url_decode(cursor.substr(dot + 1));
   if (!payload || !mac || !auth::constant_time_equal(*mac, auth::hmac_sha256(key_, *payload))) {
-    why = "the cursor is not one this server issued";
-    return std::nullopt;
+    return refused("the cursor is not one this server issued");
   }
   auto first = payload->find(':'), second = payload->find(':', first + 1);
   std::size_t offset = 0;
@@ -57,52 +57,35 @@ std::optional<std::size_t> cursor_signer::redeem(std::string_view cursor, std::s
   std::from_chars(payload->data(), payload->data() + first, offset);
   std::from_chars(payload->data() + first + 1, payload->data() + second, issued);
   if (std::string_view{*payload}.substr(second + 1) != fingerprint) {
-    why = "the cursor belongs to another query or other filters";
-    return std::nullopt;
+    return refused("the cursor belongs to another query or other filters");
   }
   if (now_ms - issued > cursor_lifetime_ms || issued - now_ms > 60'000) {
-    why = "the cursor has expired (cursors are valid 15 minutes); search again";
-    return std::nullopt;
+    return refused("the cursor has expired (cursors are valid 15 minutes); search again");
   }
   return offset;
 }
 
-std::optional<search_request> parse_search_request(std::string_view query_string, const cursor_signer& cursors,
-                                                   std::int64_t now_ms, query_error& error) {
-  std::string why;
-  auto params = parse_query(query_string, why);
-  if (!params) {
-    error = {"invalid_filter", why};
-    return std::nullopt;
-  }
-  return read_search_request(*params, cursors, now_ms, error);
+expected<search_request> parse_search_request(std::string_view query_string, const cursor_signer& cursors,
+                                              std::int64_t now_ms) {
+  auto params = parse_query(query_string);
+  if (!params) return params.error();
+  return read_search_request(*params, cursors, now_ms);
 }
 
-std::optional<search_request> read_search_request(const query_params& params, const cursor_signer& cursors,
-                                                  std::int64_t now_ms, query_error& error) {
-  std::string why;
+expected<search_request> read_search_request(const query_params& params, const cursor_signer& cursors, std::int64_t now_ms) {
   auto q = params.find("query");
-  if (q == params.end() || is_blank(q->second)) {
-    error = {"query_required", "parameter query is required: the words to search for"};
-    return std::nullopt;
-  }
-  if (rules::utf8_length(q->second) > max_query_chars) {
-    error = {"invalid_filter", "parameter query may be at most " + std::to_string(max_query_chars) + " characters"};
-    return std::nullopt;
-  }
-  auto filter = read_filter(params, why);
-  if (!filter) {
-    error = {"invalid_filter", why};
-    return std::nullopt;
-  }
+  if (q == params.end() || is_blank(q->second))
+    return error{errc::query_required, "query", "parameter query is required: the words to search for"};
+  if (rules::utf8_length(q->second) > max_query_chars)
+    return error{errc::invalid_filter, "query",
+                 "parameter query may be at most " + std::to_string(max_query_chars) + " characters"};
+  auto filter = read_filter(params);
+  if (!filter) return filter.error();
   search_request req{q->second, std::move(*filter), read_limit(params), 0, {}};
   req.fingerprint = fingerprint_of(req.query, req.filter);
   if (auto c = params.find("cursor"); c != params.end()) {
-    auto offset = cursors.redeem(c->second, req.fingerprint, now_ms, why);
-    if (!offset) {
-      error = {"invalid_cursor", why};
-      return std::nullopt;
-    }
+    auto offset = cursors.redeem(c->second, req.fingerprint, now_ms);
+    if (!offset) return offset.error();
     req.offset = *offset;
   }
   return req;
@@ -131,46 +114,29 @@ std::string render_search(const catalog::snapshot& snap, const search_request& r
   return out;
 }
 
-std::optional<std::string> render_resource(const catalog::snapshot& snap, std::string_view query_string,
-                                           query_error& error) {
-  std::string why;
-  auto params = parse_query(query_string, why);
-  if (!params) {
-    error = {"invalid_filter", why};
-    return std::nullopt;
-  }
-  return render_resource(snap, *params, error);
+expected<std::string> render_resource(const catalog::snapshot& snap, std::string_view query_string) {
+  auto params = parse_query(query_string);
+  if (!params) return params.error();
+  return render_resource(snap, *params);
 }
 
-std::optional<std::string> render_resource(const catalog::snapshot& snap, const query_params& params,
-                                           query_error& error, shown_items* shown) {
+expected<std::string> render_resource(const catalog::snapshot& snap, const query_params& params, shown_items* shown) {
+  auto invalid = [](std::string field, std::string reason) { return error{errc::invalid_filter, std::move(field), std::move(reason)}; };
   std::string why;
   auto param = [&](const char* name) -> const std::string* {
     auto it = params.find(name);
     return it == params.end() || it->second.empty() ? nullptr : &it->second;
   };
   auto* type = param("type");
-  if (!type || (*type != "http" && *type != "mcp")) {
-    error = {"invalid_filter", "parameter type is required: http or mcp"};
-    return std::nullopt;
-  }
+  if (!type || (*type != "http" && *type != "mcp")) return invalid("type", "parameter type is required: http or mcp");
   auto* url = param("url");
-  if (!url) {
-    error = {"invalid_filter", "parameter url is required"};
-    return std::nullopt;
-  }
+  if (!url) return invalid("url", "parameter url is required");
   auto parts = wire::parse_absolute_url(*url, why);
-  if (!parts) {
-    error = {"invalid_filter", "parameter url " + why};
-    return std::nullopt;
-  }
+  if (!parts) return invalid("url", "parameter url " + why);
   std::string selector;
   if (*type == "mcp") {
     auto* tool = param("toolName");
-    if (!tool) {
-      error = {"invalid_filter", "parameter toolName is required for type=mcp"};
-      return std::nullopt;
-    }
+    if (!tool) return invalid("toolName", "parameter toolName is required for type=mcp");
     selector = *tool;
   } else {
     auto* method = param("method");
@@ -182,10 +148,7 @@ std::optional<std::string> render_resource(const catalog::snapshot& snap, const 
     auto& id = snap.items[i]->record().identity;
     if (id.resource == resource && id.selector == selector && id.type == *type) found.push_back(i);
   }
-  if (found.empty()) {
-    error = {"not_found", "no provider lists " + *type + " " + resource + " " + selector};
-    return std::nullopt;
-  }
+  if (found.empty()) return error{errc::not_found, "", "no provider lists " + *type + " " + resource + " " + selector};
   std::string out = R"({"x402Version":2,"resources":[)";
   append_items(out, snap, found, shown);
   out.append("]}");

@@ -1,28 +1,12 @@
 #include "z402/rules/route_template.hpp"
 
+#include "z402/wire/url.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <string>
 
 namespace z402::rules {
-namespace {
-
-std::string percent_decode_once(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() &&
-        std::isxdigit(static_cast<unsigned char>(s[i + 1])) && std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
-      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
-      i += 2;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 bool is_valid_route_template(std::string_view t) {
   auto allowed = [](char c) {
@@ -33,7 +17,7 @@ bool is_valid_route_template(std::string_view t) {
   std::string current{t};
   for (int pass = 0; pass <= 5; ++pass) {
     if (current.find("..") != std::string::npos || current.find("://") != std::string::npos) return false;
-    auto next = percent_decode_once(current);
+    auto next = *wire::percent_decode(current, wire::percent_decoding::lenient);
     if (next == current) return true;
     if (pass == 5) return false;
     current = std::move(next);

@@ -134,6 +134,36 @@ bool is_address_like_host(std::string_view host) {
   return host.size() > 2 && host[0] == '0' && host[1] == 'x';
 }
 
+std::optional<std::string> percent_decode(std::string_view s, percent_decoding how) {
+  auto hex_value = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+' && how == percent_decoding::form) {
+      out.push_back(' ');
+      continue;
+    }
+    if (s[i] != '%') {
+      out.push_back(s[i]);
+      continue;
+    }
+    int hi = i + 2 < s.size() ? hex_value(s[i + 1]) : -1, lo = i + 2 < s.size() ? hex_value(s[i + 2]) : -1;
+    if (hi < 0 || lo < 0) {
+      if (how == percent_decoding::form) return std::nullopt;
+      out.push_back(s[i]);
+      continue;
+    }
+    out.push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return out;
+}
+
 std::string query_escape(std::string_view s) {
   static constexpr char hex[] = "0123456789ABCDEF";
   std::string out;

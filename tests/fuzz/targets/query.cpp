@@ -18,38 +18,36 @@ Z402_FUZZ_TARGET(query) {
     return wire::parse_strict(body, 64, error).has_value();
   };
 
-  std::string error;
-  if (auto list = http::parse_list_request(text, error)) {
+  auto is_query_error = [](const error& e) {
+    return !e.reason.empty() && (e.code == errc::invalid_filter || e.code == errc::invalid_cursor ||
+                                 e.code == errc::query_required || e.code == errc::not_found);
+  };
+  if (auto list = http::parse_list_request(text)) {
     fuzz::require(list->limit >= 1 && list->limit <= http::max_list_limit, "a list limit is 1-1000");
     fuzz::require(is_json(http::render_list(snap, *list).flatten()), "a list page is JSON");
   } else {
-    fuzz::require(!error.empty(), "a refused list query names the parameter");
+    fuzz::require(list.error().code == errc::invalid_filter && !list.error().reason.empty(), "a refused list query says why");
   }
 
-  http::query_error refused;
-  if (auto search = http::parse_search_request(text, cursors, now_ms, refused)) {
-    auto page = http::render_search(*snap, *search, cursors, now_ms);
-    fuzz::require(is_json(page), "a search page is JSON");
-  } else {
-    fuzz::require(!refused.code.empty() && !refused.message.empty(), "a refused search names its code and parameter");
-  }
+  if (auto search = http::parse_search_request(text, cursors, now_ms))
+    fuzz::require(is_json(http::render_search(*snap, *search, cursors, now_ms)), "a search page is JSON");
+  else
+    fuzz::require(is_query_error(search.error()), "a refused search has a documented code and a reason");
 
-  http::query_error not_found;
-  if (auto found = http::render_resource(*snap, text, not_found))
+  if (auto found = http::render_resource(*snap, text))
     fuzz::require(is_json(*found), "a resource answer is JSON");
   else
-    fuzz::require(not_found.code == "invalid_filter" || not_found.code == "not_found" || not_found.code == "query_required",
-                  "a resource refusal has a documented code");
+    fuzz::require(is_query_error(found.error()), "a resource refusal has a documented code and a reason");
 
   // The whole input as a cursor: refused with a reason unless the server signed it; a cursor the
   // server signed redeems to its offset for its own query only.
-  std::string why;
-  if (!cursors.redeem(text, "q=weather", now_ms, why)) fuzz::require(!why.empty(), "a refused cursor says why");
+  if (auto foreign = cursors.redeem(text, "q=weather", now_ms); !foreign)
+    fuzz::require(foreign.error().code == errc::invalid_cursor, "a refused cursor is invalid_cursor");
   auto offset = size;
   auto issued = cursors.issue(offset, text, now_ms);
-  auto redeemed = cursors.redeem(issued, text, now_ms + 1000, why);
+  auto redeemed = cursors.redeem(issued, text, now_ms + 1000);
   fuzz::require(redeemed && *redeemed == offset, "an issued cursor redeems to its offset");
-  fuzz::require(!cursors.redeem(issued, std::string{text} + "x", now_ms, why), "a cursor is bound to its query");
-  fuzz::require(!cursors.redeem(issued, text, now_ms + http::cursor_lifetime_ms + 1, why), "a cursor expires");
+  fuzz::require(!cursors.redeem(issued, std::string{text} + "x", now_ms), "a cursor is bound to its query");
+  fuzz::require(!cursors.redeem(issued, text, now_ms + http::cursor_lifetime_ms + 1), "a cursor expires");
   return 0;
 }

@@ -1,5 +1,6 @@
 #pragma once
 // GET /discovery/resources: its parameters (catalog.md §4, bazaar-wire.md §1) and its page.
+#include "z402/error.hpp"
 #include "z402/http/message.hpp"
 #include "z402/catalog/snapshot.hpp"
 
@@ -18,9 +19,11 @@ namespace z402::http {
 constexpr std::size_t default_list_limit = 100;
 constexpr std::size_t max_list_limit = 1000;
 
+using query_params = std::map<std::string, std::string>;
+
 /// Decodes an application/x-www-form-urlencoded query ("+" is a space, "%3A" a colon).
-/// nullopt with `error` set on a malformed escape, invalid UTF-8 or a repeated parameter.
-std::optional<std::map<std::string, std::string>> parse_query(std::string_view query, std::string& error);
+/// invalid_filter on a malformed escape, invalid UTF-8 or a repeated parameter.
+expected<query_params> parse_query(std::string_view query);
 
 /// Filters combine with AND; an empty field does not filter.
 struct list_filter {
@@ -55,20 +58,18 @@ struct list_request {
   std::size_t offset = 0;
 };
 
-using query_params = std::map<std::string, std::string>;
-
 /// The filters shared by list and search (type, payTo, scheme, network, extensions, asset,
 /// maxAmount).
-std::optional<list_filter> read_filter(const query_params& params, std::string& error);
+expected<list_filter> read_filter(const query_params& params);
 
 /// `limit`: 0 or a non-number means the default; anything else is clamped to 1-1000.
 std::size_t read_limit(const query_params& params);
 
-/// Reads the list parameters; unknown ones are ignored. nullopt with `error` naming the
-/// parameter when one is malformed.
-std::optional<list_request> parse_list_request(std::string_view query, std::string& error);
+/// Reads the list parameters; unknown ones are ignored. invalid_filter naming the parameter
+/// when one is malformed.
+expected<list_request> parse_list_request(std::string_view query);
 /// The same from parameters already decoded (the MCP tools pass their arguments here).
-std::optional<list_request> read_list_request(const query_params& params, std::string& error);
+expected<list_request> read_list_request(const query_params& params);
 
 /// The items a rendered page shows, in its order (for a summary beside it, e.g. MCP's text).
 using shown_items = std::vector<const catalog::item*>;

@@ -1,5 +1,7 @@
 #pragma once
 // The HTTP message types every z402 server uses, and the one JSON error shape they answer with.
+#include "z402/error.hpp"
+
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json/value.hpp>
@@ -73,5 +75,8 @@ response json_response(unsigned status, std::string body);
 /// {"error":code,"message":message[,"details":details]}
 response error_response(unsigned status, std::string_view code, std::string_view message,
                         const boost::json::value* details = nullptr);
+/// The same for an error of the model: its status from its code (http_status), its reason as
+/// the message.
+response error_response(const error& e);
 
 }  // namespace z402::http

@@ -22,20 +22,12 @@ class cursor_signer {
   explicit cursor_signer(std::string key) : key_(std::move(key)) {}
 
   std::string issue(std::size_t offset, std::string_view fingerprint, std::int64_t now_ms) const;
-  /// The offset a cursor stands for; nullopt with `why` when it was tampered with, has
-  /// expired, or was issued for another query or other filters.
-  std::optional<std::size_t> redeem(std::string_view cursor, std::string_view fingerprint, std::int64_t now_ms,
-                                    std::string& why) const;
+  /// The offset a cursor stands for; invalid_cursor when it was tampered with, has expired, or
+  /// was issued for another query or other filters.
+  expected<std::size_t> redeem(std::string_view cursor, std::string_view fingerprint, std::int64_t now_ms) const;
 
  private:
   std::string key_;
-};
-
-/// A refusal: the stable error code (query_required, invalid_filter, invalid_cursor,
-/// not_found) and a message naming the parameter.
-struct query_error {
-  std::string code;
-  std::string message;
 };
 
 struct search_request {
@@ -46,22 +38,21 @@ struct search_request {
   std::string fingerprint;  // what a cursor is bound to: the query and the filters
 };
 
-std::optional<search_request> parse_search_request(std::string_view query_string, const cursor_signer& cursors,
-                                                   std::int64_t now_ms, query_error& error);
+/// The search parameters; query_required, invalid_filter or invalid_cursor naming the parameter.
+expected<search_request> parse_search_request(std::string_view query_string, const cursor_signer& cursors,
+                                              std::int64_t now_ms);
 /// The same from parameters already decoded (the MCP tools pass their arguments here).
-std::optional<search_request> read_search_request(const query_params& params, const cursor_signer& cursors,
-                                                  std::int64_t now_ms, query_error& error);
+expected<search_request> read_search_request(const query_params& params, const cursor_signer& cursors, std::int64_t now_ms);
 
 /// {"x402Version":2,"resources":[...],"partialResults":false,"pagination":{"limit":L,"cursor":C}}
 std::string render_search(const catalog::snapshot& snap, const search_request& req, const cursor_signer& cursors,
                           std::int64_t now_ms, shown_items* shown = nullptr);
 
-/// Every provider's item with the identity the query names; nullopt with `error` (400
-/// invalid_filter or 404 not_found) otherwise.
-std::optional<std::string> render_resource(const catalog::snapshot& snap, std::string_view query_string,
-                                           query_error& error);
+/// Every provider's item with the identity the query names; invalid_filter or not_found
+/// otherwise.
+expected<std::string> render_resource(const catalog::snapshot& snap, std::string_view query_string);
 /// The same from parameters already decoded.
-std::optional<std::string> render_resource(const catalog::snapshot& snap, const query_params& params,
-                                           query_error& error, shown_items* shown = nullptr);
+expected<std::string> render_resource(const catalog::snapshot& snap, const query_params& params,
+                                      shown_items* shown = nullptr);
 
 }  // namespace z402::http

@@ -29,6 +29,14 @@ std::string origin_of(const url_parts& url);
 /// trailing slash dropped except for "/"; query, fragment and userinfo dropped.
 std::string canonical_resource(const url_parts& url, std::optional<std::string_view> route_template);
 
+/// How percent_decode reads `%XX` escapes.
+enum class percent_decoding {
+  form,     // a query string (application/x-www-form-urlencoded): "+" is a space, and a
+            // malformed escape refuses the whole text
+  lenient,  // a path as a seller wrote it: "+" stays, a malformed escape is kept as written
+};
+/// `s` with its escapes decoded; nullopt only when `form` finds a malformed escape.
+std::optional<std::string> percent_decode(std::string_view s, percent_decoding how);
 /// `s` as a query parameter value: every byte but unreserved characters as %XX (RFC 3986).
 std::string query_escape(std::string_view s);
 
