@@ -169,8 +169,9 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   http::settle_batcher settles{ioc, engine};
   // Declarations are parsed and checked on a thread of their own, so reads never wait behind them.
   net::thread_pool checks{1};
-  // Search cursors are signed with a key of this run: a restart ends open searches, nothing else.
-  http::app_state app{engine, keys, cfg.terms, cfg.allow_http_resources, auth::random_key(""), settles, checks.get_executor()};
+  // Search cursors are signed with a key of this run (app_state's random_key argument): a restart
+  // ends open searches, nothing else.
+  http::app_state app{engine, keys, auth::random_key(""), settles, checks.get_executor()};
   app.scheme = tls ? "https" : "http";
   http::bazaar_handler handler{app};
   http::server_metrics metrics{handler.route_names()};

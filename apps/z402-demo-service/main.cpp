@@ -5,6 +5,7 @@
 #include "demo_routes.hpp"
 
 #include "z402/auth/crypto.hpp"
+#include "z402/config/listen_address.hpp"
 #include "z402/config/rail_terms.hpp"
 #include "z402/http/access_log.hpp"
 #include "z402/http/client.hpp"
@@ -20,7 +21,6 @@
 #include <boost/json.hpp>
 #include <caf/all.hpp>
 
-#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -164,11 +164,8 @@ int serve(const std::vector<std::string>& args) {
   auto secret = dev_secret(secret_file, error);
   if (secret.empty()) return cli::usage_error(cmd, "--dev-secret-file: " + error);
 
-  auto colon = listen.rfind(':');
-  unsigned port = 0;
-  if (colon == std::string::npos || std::from_chars(listen.data() + colon + 1, listen.data() + listen.size(), port).ec != std::errc{} ||
-      port == 0 || port > 65535)
-    return cli::usage_error(cmd, "--listen must be HOST:PORT with a port from 1 to 65535");
+  auto address = config::parse_listen_address(listen, false);
+  if (!address) return cli::usage_error(cmd, "--" + address.error().reason);
   if (interval_ms < 0) return cli::usage_error(cmd, "--declare-interval-ms must be 0 or more");
   std::chrono::milliseconds interval{interval_ms};
   std::shared_ptr<http::tls_certificates> tls;
@@ -224,8 +221,8 @@ int serve(const std::vector<std::string>& args) {
   net::io_context ioc{1};
   http::access_log access{telemetry::logger{}};
   http::server_options server_opts;
-  server_opts.host = listen.substr(0, colon);
-  server_opts.port = static_cast<std::uint16_t>(port);
+  server_opts.host = address->host;
+  server_opts.port = address->port;
   server_opts.tls = tls;
   http::server server{ioc, server_opts, *service, access};
   try {

@@ -86,7 +86,7 @@ struct fixture : test_coordinator_fixture<> {
 
   catalog::write_outcome settle_outcome(std::optional<catalog::write_outcome>& outcome) {
     sched.run();
-    if (!outcome) advance(10ms);  // the REGISTRY coalesces publications within 10 ms
+    if (!outcome) advance(10ms);  // the REGISTRY coalesces publications (1 ms here): 10 ms covers it
     CAF_REQUIRE(outcome.has_value());
     return *outcome;
   }

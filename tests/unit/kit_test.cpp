@@ -189,7 +189,7 @@ struct service_fixture {
     auto req = make_request(method, target, payment);
     auto verdict = service.on_header(req.base());
     if (verdict.early) return *verdict.early;
-    auto res = service.on_request(req, http::responder{nullptr, 0});
+    auto res = service.on_request(req, verdict.context, http::responder{nullptr, 0});
     CAF_REQUIRE(res.has_value());
     return *res;
   }

@@ -1,6 +1,7 @@
 #define CAF_SUITE wire
 #include "test.hpp"
 
+#include "z402/config/listen_address.hpp"
 #include "z402/error.hpp"
 #include "z402/http/message.hpp"
 #include "z402/wire/base64.hpp"
@@ -91,6 +92,21 @@ CAF_TEST(every error code has its API name and one HTTP status) {
   auto res = http::error_response(error{errc::not_found, "", "no provider lists it"});
   CAF_CHECK_EQUAL(res.result_int(), 404u);
   CAF_CHECK_EQUAL(boost::json::parse(res.body()).at("error").as_string(), "not_found");
+}
+
+CAF_TEST(a listen address is HOST:PORT and port 0 only where any port will do) {
+  auto read = [](std::string_view text, bool any_port) { return config::parse_listen_address(text, any_port); };
+  CAF_CHECK_EQUAL(read("127.0.0.1:3000", false)->host, "127.0.0.1");
+  CAF_CHECK_EQUAL(read("127.0.0.1:3000", false)->port, 3000u);
+  CAF_CHECK_EQUAL(read("[::1]:8080", false)->host, "::1");
+  CAF_CHECK(read("127.0.0.1:0", true));
+  CAF_CHECK_EQUAL(read("127.0.0.1:65535", false)->port, 65535u);
+  for (auto bad : {"127.0.0.1:0", "127.0.0.1:65536", "nowhere", ":80", "host:", "host:8x", "host:-1"}) {
+    auto address = read(bad, false);
+    CAF_REQUIRE(!address);
+    CAF_CHECK(address.error().code == errc::invalid_request);
+    CAF_CHECK_EQUAL(address.error().field, "listen");
+  }
 }
 
 CAF_TEST(percent decoding reads a query strictly and a path leniently) {

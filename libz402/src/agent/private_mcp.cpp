@@ -16,6 +16,7 @@ namespace {
 namespace json = boost::json;
 
 constexpr std::size_t default_limit = 10;
+constexpr std::uint64_t max_results = 1000;  // what one call may ask for (the reader keeps at most 1,000 items)
 
 mcp::rpc_error bad_argument(std::string message, std::string_view field) {
   mcp::rpc_error e{mcp::rpc_code::invalid_params, std::move(message), {}};
@@ -58,7 +59,8 @@ mcp::tool_answer discover(catalog_copy& copy, std::int64_t now, const json::obje
       if (!max_amount) return bad_argument("argument maxAmount must be a whole number of atomic units", "maxAmount");
     } else {
       auto n = rules::atomic_units(v);
-      if (!n || *n < 1 || *n > 1000) return bad_argument("argument limit must be from 1 to 1000", "limit");
+      if (!n || *n < 1 || *n > max_results)
+        return bad_argument("argument limit must be from 1 to " + std::to_string(max_results), "limit");
       limit = static_cast<std::size_t>(*n);
     }
   }
@@ -143,7 +145,7 @@ mcp::server make_private_mcp(catalog_copy& copy, std::function<std::int64_t()> n
        "is never sent anywhere. Answers the ranked resources (price, liveness, paid calls today) and the pick.",
        object_schema({{"intent", {{"type", "string"}, {"description", "what you want to do, in words"}}},
                       {"maxAmount", {{"type", {"string", "integer"}}, {"description", "price ceiling in atomic units"}}},
-                      {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"description", "at most this many (default 10)"}}}},
+                      {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", max_results}, {"description", "at most this many (default 10)"}}}},
                      {"intent"}),
        lines_schema()},
       {"get_resource", "Get one paid resource",

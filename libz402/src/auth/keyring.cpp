@@ -68,19 +68,22 @@ const provider_record* keyring::find(std::string_view name) const {
   return nullptr;
 }
 
+constexpr std::size_t max_provider_name = 64;
+constexpr std::size_t max_pay_to = 256;
+
 std::optional<std::string> invalid_provider_name(std::string_view name) {
-  bool ok = !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+  bool ok = !name.empty() && name.size() <= max_provider_name && std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
   });
   if (ok) return std::nullopt;
-  return "a provider name is 1-64 characters of A-Z a-z 0-9 . _ -";
+  return "a provider name is 1-" + std::to_string(max_provider_name) + " characters of A-Z a-z 0-9 . _ -";
 }
 
 std::optional<std::string> invalid_pay_to(std::string_view pay_to) {
-  bool ok = !pay_to.empty() && pay_to.size() <= 256 &&
+  bool ok = !pay_to.empty() && pay_to.size() <= max_pay_to &&
             std::all_of(pay_to.begin(), pay_to.end(), [](char c) { return c > 0x20 && c < 0x7f; });
   if (ok) return std::nullopt;
-  return "a payTo address is 1-256 printable ASCII characters without spaces";
+  return "a payTo address is 1-" + std::to_string(max_pay_to) + " printable ASCII characters without spaces";
 }
 
 std::filesystem::path keyring_path(const std::filesystem::path& data_dir) { return data_dir / "providers.json"; }

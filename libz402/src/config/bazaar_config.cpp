@@ -1,11 +1,11 @@
 #include "z402/config/bazaar_config.hpp"
 
 #include "z402/config/atomic_file.hpp"
+#include "z402/config/listen_address.hpp"
 #include "z402/wire/json.hpp"
 
 #include <boost/json.hpp>
 
-#include <charconv>
 #include <set>
 
 namespace z402::config {
@@ -23,17 +23,10 @@ std::optional<std::string> positive(const boost::json::value& v, const std::stri
 }  // namespace
 
 std::optional<std::string> set_listen(bazaar_config& cfg, std::string_view host_port) {
-  auto colon = host_port.rfind(':');
-  if (colon == std::string_view::npos || colon == 0) return "listen must be HOST:PORT";
-  auto port_text = host_port.substr(colon + 1);
-  unsigned port = 0;
-  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc{} || end != port_text.data() + port_text.size() || port > 65535)
-    return "listen must end in a port from 0 to 65535";
-  auto host = host_port.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  cfg.listen_host = std::string{host};
-  cfg.listen_port = static_cast<std::uint16_t>(port);
+  auto address = parse_listen_address(host_port, true);
+  if (!address) return address.error().reason;
+  cfg.listen_host = std::move(address->host);
+  cfg.listen_port = address->port;
   return std::nullopt;
 }
 

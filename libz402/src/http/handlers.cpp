@@ -22,12 +22,27 @@ namespace {
 
 constexpr std::size_t max_body_depth = 64;  // items[] > item > extensions > bazaar (32) and headroom
 
-// Admission control: CAF mailboxes are unbounded, so writes above the limit get 503 at once.
-bool admit(app_state& app) {
-  if (app.writes_in_flight.fetch_add(1) < app.max_writes_in_flight) return true;
-  app.writes_in_flight.fetch_sub(1);
-  return false;
-}
+/// One admitted write. Admission control: CAF mailboxes are unbounded, so writes above
+/// app_state::max_writes_in_flight get 503 at once. A slot counts in writes_in_flight until its
+/// last copy is gone (held by whatever answers the write, on any path), so no path can forget to
+/// release it, or release it twice.
+class write_slot {
+ public:
+  using held = std::shared_ptr<const write_slot>;
+  /// A slot, or nullptr when the limit is reached.
+  static held admit(app_state& app) {
+    if (app.writes_in_flight.fetch_add(1) < app.max_writes_in_flight) return held{new write_slot{app}};
+    app.writes_in_flight.fetch_sub(1);
+    return nullptr;
+  }
+  ~write_slot() { app_.writes_in_flight.fetch_sub(1); }
+  write_slot(const write_slot&) = delete;
+  write_slot& operator=(const write_slot&) = delete;
+
+ private:
+  explicit write_slot(app_state& app) : app_(app) {}
+  app_state& app_;
+};
 
 response overloaded() { return error_response(503, "overloaded", "too many writes in flight; retry shortly"); }
 
@@ -86,11 +101,10 @@ response terms_response(const app_state& app, const request& req) {
 
 }  // namespace
 
-app_state::app_state(catalog::engine& e, auth::key_store& k, config::rail_terms t, bool allow_http, std::string cursor_key,
-                     settle_batcher& s, boost::asio::any_io_executor checks_on)
-    : engine(e), keys(k), terms(std::move(t)), allow_http_resources(allow_http), cursors(std::move(cursor_key)),
-      settles(s), checks(std::move(checks_on)) {
-  terms_json = boost::json::serialize(config::to_json(terms));
+app_state::app_state(catalog::engine& e, auth::key_store& k, std::string cursor_key, settle_batcher& s,
+                     boost::asio::any_io_executor checks_on)
+    : engine(e), keys(k), cursors(std::move(cursor_key)), settles(s), checks(std::move(checks_on)) {
+  terms_json = boost::json::serialize(config::to_json(engine.context().terms));
   terms_etag = "\"" + auth::sha256_hex(terms_json).substr(0, 32) + "\"";
 }
 
@@ -199,13 +213,10 @@ response declared_response(app_state& app, const catalog::write_outcome& outcome
   return error_response(503, "unavailable", outcome.message);
 }
 
-/// Every rule on the body, then the upsert; `reply` runs once and the write is released.
+/// Every rule on the body, then the upsert; `reply` runs once, and `slot` goes with it.
 void check_and_declare(app_state& app, const std::string& body, const auth::provider_record& provider, std::string digest,
-                       std::function<void(response)> reply) {
-  auto answer = [&app, reply](response res) {
-    app.writes_in_flight.fetch_sub(1);
-    reply(std::move(res));
-  };
+                       write_slot::held slot, std::function<void(response)> reply) {
+  auto answer = [reply, slot = std::move(slot)](response res) { reply(std::move(res)); };
   std::string error;
   auto doc = wire::parse_strict(body, max_body_depth, error);
   if (!doc) {
@@ -214,7 +225,8 @@ void check_and_declare(app_state& app, const std::string& body, const auth::prov
   }
   auto& limits = app.engine.context().limits;
   auto checked = rules::validate_declaration(
-      *doc, rules::declaration_context{app.terms, provider.pay_to, app.allow_http_resources, limits.max_items_per_provider});
+      *doc, rules::declaration_context{app.engine.context().terms, provider.pay_to, app.engine.context().allow_http_resources,
+                                       limits.max_items_per_provider});
   if (checked.error) {
     app.declarations.refused[rules::rule_family_of(checked.error->field, checked.error->item.has_value())].add();
     return answer(invalid_request(checked.error->message(), checked.error->item, checked.error->field, checked.error->reason));
@@ -229,21 +241,21 @@ void check_and_declare(app_state& app, const std::string& body, const auth::prov
 void handle_declaration(app_state& app, request& req, const auth::provider_record& provider,
                         std::function<void(response)> reply) {
   // Admitted before the checks: the queue of declarations waiting for them is bounded too.
-  if (!admit(app)) {
+  auto slot = write_slot::admit(app);
+  if (!slot) {
     app.declarations.unavailable.add();
     return reply(overloaded());
   }
   auto body = std::make_shared<const std::string>(std::move(req.body()));
-  boost::asio::post(app.checks, [&app, body, provider, reply = std::move(reply)]() mutable {
+  boost::asio::post(app.checks, [&app, body, provider, slot, reply = std::move(reply)]() mutable {
     // A heartbeat repeats the provider's last declaration byte for byte: recognised by its
     // digest, it only moves lastSeen on, without parsing and checking it again.
     auto digest = auth::sha256_hex(*body);
-    auto on_repeat = [&app, body, provider, digest, reply](catalog::write_outcome o) {
-      if (o.state != catalog::write_outcome::status::not_a_repeat) {
-        app.writes_in_flight.fetch_sub(1);
-        return reply(declared_response(app, o));
-      }
-      boost::asio::post(app.checks, [&app, body, provider, digest, reply] { check_and_declare(app, *body, provider, digest, reply); });
+    auto on_repeat = [&app, body, provider, digest, slot, reply](catalog::write_outcome o) {
+      if (o.state != catalog::write_outcome::status::not_a_repeat) return reply(declared_response(app, o));
+      boost::asio::post(app.checks, [&app, body, provider, digest, slot, reply] {
+        check_and_declare(app, *body, provider, digest, slot, reply);
+      });
     };
     app.engine.repeat_declaration(provider.name, digest,
                                   catalog::write_completion{on_repeat, catalog::write_outcome::unavailable("the catalog is shutting down")});
@@ -257,12 +269,12 @@ void handle_delisting(app_state& app, const request& req, const auth::provider_r
   if (!doc) return reply(invalid_request(error, std::nullopt, "", error));
   auto named = rules::read_delisting(*doc, app.engine.context().limits.max_items_per_provider);
   if (named.error) return reply(invalid_request(named.error->message(), named.error->item, named.error->field, named.error->reason));
-  if (!admit(app)) return reply(overloaded());
+  auto slot = write_slot::admit(app);
+  if (!slot) return reply(overloaded());
   catalog::delist_command cmd{named.all, {}};
   for (auto& id : named.items) cmd.keys.push_back(id.key());
   app.engine.delist(provider.name, std::move(cmd),
-                    catalog::write_completion{[&app, reply](catalog::write_outcome o) {
-                                                app.writes_in_flight.fetch_sub(1);
+                    catalog::write_completion{[slot, reply](catalog::write_outcome o) {
                                                 if (o.state != catalog::write_outcome::status::ok)
                                                   return reply(error_response(503, "unavailable", o.message));
                                                 reply(json_response(200, boost::json::serialize(boost::json::object{{"removed", o.accepted}})));
@@ -298,28 +310,28 @@ std::size_t bazaar_handler::max_body_limit() const {
 }
 
 header_verdict bazaar_handler::on_header(const request_header& req) {
-  auto r = route_of(path_of({req.target().data(), req.target().size()}));
+  request_context context{route_of(path_of({req.target().data(), req.target().size()})), std::nullopt};
+  auto r = context.r;
   auto limit = r == route::declarations ? app_.declaration_body_limit
                : r == route::settled    ? app_.settlement_body_limit
                : r == route::mcp        ? mcp_body_limit
                                         : app_.read_body_limit;
-  std::optional<auth::provider_record> writer;
-  return {limit, screen(app_, req, r, writer)};
+  auto early = screen(app_, req, r, context.writer);
+  return {limit, std::move(early), std::move(context)};
 }
 
-std::optional<response> bazaar_handler::on_request(request& req, const responder& reply) {
-  auto r = route_of(path_of({req.target().data(), req.target().size()}));
+std::optional<response> bazaar_handler::on_request(request& req, std::any& context, const responder& reply) {
+  // Routed and authenticated in on_header: the route and the writer come from there.
+  auto& known = std::any_cast<request_context&>(context);
+  auto r = known.r;
   if (r == route::settled) {
     handle_settlement(app_, req, reply);
     return std::nullopt;
   }
   if (r == route::mcp) return handle_mcp(app_, mcp_, req);
   if (r != route::declarations) return handle_read(app_, req, r);
-  // Authenticated in on_header; the key is looked up again for the record (a hash, no I/O).
-  std::optional<auth::provider_record> writer;
-  if (auto refused = screen(app_, req, r, writer)) return refused;
-  if (req.method() == bhttp::verb::delete_) handle_delisting(app_, req, *writer, reply);
-  else handle_declaration(app_, req, *writer, reply);
+  if (req.method() == bhttp::verb::delete_) handle_delisting(app_, req, *known.writer, reply);
+  else handle_declaration(app_, req, *known.writer, reply);
   return std::nullopt;
 }
 

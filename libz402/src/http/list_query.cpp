@@ -12,6 +12,8 @@ namespace z402::http {
 
 namespace {
 
+constexpr std::size_t max_filter_chars = 256;  // a filter value: a payTo, an asset, a network...
+
 error invalid_filter(std::string field, std::string reason) { return {errc::invalid_filter, std::move(field), std::move(reason)}; }
 
 }  // namespace
@@ -43,8 +45,8 @@ expected<list_filter> read_filter(const query_params& params) {
   for (auto [name, member] : filter_fields) {
     auto it = params.find(name);
     if (it == params.end()) continue;
-    if (it->second.empty() || it->second.size() > 256)
-      return invalid_filter(name, std::string{"parameter "} + name + " must be 1-256 characters");
+    if (it->second.empty() || it->second.size() > max_filter_chars)
+      return invalid_filter(name, std::string{"parameter "} + name + " must be 1-" + std::to_string(max_filter_chars) + " characters");
     filter.*member = it->second;
   }
   if (!filter.type.empty() && filter.type != "http" && filter.type != "mcp")

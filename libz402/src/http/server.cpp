@@ -123,6 +123,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
     auto& header = parser_->get();
     auto verdict = server_.handler().on_header(header);
     early_ = std::move(verdict.early);
+    context_ = std::move(verdict.context);
     bool has_body = parser_->chunked() || parser_->content_length().value_or(0) > 0;
     if (early_ && has_body) {
       // Answer without reading a body we will not use (a 404 stays a 404 whatever the body's
@@ -157,9 +158,10 @@ class basic_session final : public session, public std::enable_shared_from_this<
       auto res = std::move(*early_);
       early_.reset();
       fill(idx, std::move(res));
-    } else if (auto res = server_.handler().on_request(req, responder{shared_from_this(), idx})) {
+    } else if (auto res = server_.handler().on_request(req, context_, responder{shared_from_this(), idx})) {
       fill(idx, std::move(*res));
     }
+    context_.reset();
     read_next();
   }
 
@@ -341,6 +343,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
   std::size_t first_seq_ = 0;
   std::chrono::steady_clock::time_point started_{};
   std::optional<response> early_;  // an answer decided from the headers alone
+  std::any context_;                // what the handler's on_header passes to its on_request
   std::string gather_head_;         // the gathered answer being written: its header,
   std::string record_;              // over TLS, the record being written,
   std::vector<iovec> iov_;          // what is left of it,

@@ -28,13 +28,16 @@ bool is_known_item_field(std::string_view key) {
   return false;
 }
 
+/// An item without a bazaar extension: an HTTP route is a GET; an MCP item has no tool name.
+std::optional<field_error> without_bazaar(const std::string& type, bazaar_facts& facts) {
+  if (type == "mcp") return field_error{"extensions.bazaar", "is required for an MCP item (it names the tool)"};
+  facts.method = "GET";
+  return std::nullopt;
+}
+
 std::optional<field_error> check_extensions(const boost::json::value* v, const std::string& type,
                                             bazaar_facts& facts) {
-  if (!v) {
-    if (type == "mcp") return field_error{"extensions.bazaar", "is required for an MCP item (it names the tool)"};
-    facts.method = "GET";
-    return std::nullopt;
-  }
+  if (!v) return without_bazaar(type, facts);
   auto* obj = v->if_object();
   if (!obj) return field_error{"extensions", "must be an object"};
   for (auto& kv : *obj)
@@ -43,11 +46,7 @@ std::optional<field_error> check_extensions(const boost::json::value* v, const s
   if (auto* z = obj->if_contains("z402"))
     if (auto e = check_z402_extension(*z)) return e;
   auto* bazaar = obj->if_contains("bazaar");
-  if (!bazaar) {
-    if (type == "mcp") return field_error{"extensions.bazaar", "is required for an MCP item (it names the tool)"};
-    facts.method = "GET";
-    return std::nullopt;
-  }
+  if (!bazaar) return without_bazaar(type, facts);
   if (auto e = check_bazaar_extension(*bazaar, route_template_policy::refuse_invalid, facts)) return e;
   if (facts.input_type != type)
     return field_error{"extensions.bazaar.info.input.type", "must equal the item's type \"" + type + "\""};
@@ -74,7 +73,7 @@ std::optional<field_error> check_item(const boost::json::value& v, const declara
   auto* accepts = obj->if_contains("accepts");
   if (!accepts || !accepts->is_array() || accepts->as_array().size() < min_accepts ||
       accepts->as_array().size() > max_accepts)
-    return field_error{"accepts", "must be an array of 1 to 4 entries"};
+    return field_error{"accepts", "must be an array of " + std::to_string(min_accepts) + " to " + std::to_string(max_accepts) + " entries"};
   for (std::size_t i = 0; i < accepts->as_array().size(); ++i)
     if (auto e = check_accepts_entry(accepts->as_array()[i], "accepts[" + std::to_string(i) + "]", ctx.terms, ctx.pay_to))
       return e;

@@ -63,8 +63,7 @@ struct bazaar {
     engine = std::make_unique<catalog::engine>(*sys, std::move(options));
     engine->set_payees({{test::pay_to, "alpha"}});
     settles = std::make_unique<http::settle_batcher>(ioc, *engine);
-    app = std::make_unique<http::app_state>(*engine, *keys, config::default_rail_terms(), false, std::string(32, 'c'), *settles,
-                                            checks.get_executor());
+    app = std::make_unique<http::app_state>(*engine, *keys, std::string(32, 'c'), *settles, checks.get_executor());
     handler = std::make_unique<http::bazaar_handler>(*app);
     io_thread = std::thread{[this] { ioc.run(); }};
   }
@@ -111,7 +110,7 @@ Z402_FUZZ_TARGET(http_request) {
   auto req = parser.release();
   auto slot = std::make_shared<answer_slot>();
   auto later = slot->future();
-  auto res = handler.on_request(req, http::responder{slot, 0});
+  auto res = handler.on_request(req, verdict.context, http::responder{slot, 0});
   if (!res) {
     fuzz::require(later.wait_for(std::chrono::seconds{10}) == std::future_status::ready, "every request is answered");
     res = later.get();

@@ -59,7 +59,6 @@ enum class ec : std::uint8_t { none = 0, catalog_full, provider_full };
 
 caf::error make_error(ec code, std::string message);
 
-/// The validated items of one declaration (the rules already ran on the io thread).
 /// A declared item ready for the catalog: its content (text, filter facts, search terms) is
 /// built where the item was checked, so the JSON tree is freed there and the PROVIDER actor
 /// only compares texts.
@@ -68,6 +67,8 @@ struct declared_content {
   content_ptr content;
 };
 
+/// The validated items of one declaration: the rules already ran, on the server's checks thread
+/// (http::app_state::checks), before it crossed to the PROVIDER.
 struct declare_command {
   std::vector<declared_content> items;
   std::string digest;  // of the declaration's body: a heartbeat repeating it is recognised

@@ -3,6 +3,7 @@
 // log; a handler decides, per request, the body limit, an early answer, and the answer.
 #include "z402/http/message.hpp"
 
+#include <any>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -37,6 +38,9 @@ class responder {
 struct header_verdict {
   std::size_t body_limit = 0;     // bytes of body this request may carry
   std::optional<response> early;  // set: answer this, do not call on_request
+  /// What on_header learnt that on_request needs (e.g. the route and the authenticated caller):
+  /// the server keeps it with the request and hands it back, so nothing is decided twice.
+  std::any context;
 };
 
 class handler {
@@ -46,9 +50,9 @@ class handler {
   /// while it parses the header, before on_header can pick the request's own).
   virtual std::size_t max_body_limit() const = 0;
   virtual header_verdict on_header(const request_header& req) = 0;
-  /// The whole request (the handler may take its body). Returns the answer, or nothing when
-  /// `reply` will be called later.
-  virtual std::optional<response> on_request(request& req, const responder& reply) = 0;
+  /// The whole request (the handler may take its body), with the context its on_header gave.
+  /// Returns the answer, or nothing when `reply` will be called later.
+  virtual std::optional<response> on_request(request& req, std::any& context, const responder& reply) = 0;
   /// The fixed names under which requests are counted, and which one a path counts under
   /// (metrics labels: a small set, never a raw path).
   virtual std::span<const std::string_view> route_names() const;

@@ -1,6 +1,7 @@
 #pragma once
-// The routes of z402-bazaar and what each answers. Reads run on the io thread against the
-// current snapshot; declarations are checked there and cross to the PROVIDER actor.
+// The routes of z402-bazaar and what each answers. Reads run on the io threads against the
+// current snapshot; declarations are parsed and checked on the checks thread (app_state::checks),
+// then cross to the PROVIDER actor; settles cross to SETTLE in batches (settle_batcher).
 #include "z402/auth/keyring.hpp"
 #include "z402/catalog/engine.hpp"
 #include "z402/config/rail_terms.hpp"
@@ -34,14 +35,13 @@ struct declaration_metrics {
 
 /// What the handlers share.
 struct app_state {
-  app_state(catalog::engine& e, auth::key_store& k, config::rail_terms t, bool allow_http, std::string cursor_key,
-            settle_batcher& s, boost::asio::any_io_executor checks_on);
+  /// The rail's terms and allowHttpResources are the engine's (engine.context()): one copy.
+  app_state(catalog::engine& e, auth::key_store& k, std::string cursor_key, settle_batcher& s,
+            boost::asio::any_io_executor checks_on);
 
   catalog::engine& engine;
   auth::key_store& keys;
-  config::rail_terms terms;
   std::string terms_json, terms_etag;  // GET /discovery/terms: made once (the terms change only with a restart)
-  bool allow_http_resources = false;
   cursor_signer cursors;  // search cursors, signed with a key made at start
   settle_batcher& settles;
   /// Where declarations are parsed and checked: up to 17 MiB of JSON and a schema per item
@@ -100,11 +100,16 @@ class bazaar_handler final : public handler {
   explicit bazaar_handler(app_state& app);
   std::size_t max_body_limit() const override;
   header_verdict on_header(const request_header& req) override;
-  std::optional<response> on_request(request& req, const responder& reply) override;
+  std::optional<response> on_request(request& req, std::any& context, const responder& reply) override;
   std::span<const std::string_view> route_names() const override { return http::route_names; }
   std::size_t route_index(std::string_view path) const override { return static_cast<std::size_t>(route_of(path)); }
 
  private:
+  /// What on_header decided, for on_request (header_verdict::context).
+  struct request_context {
+    route r;
+    std::optional<auth::provider_record> writer;  // declarations and delistings: the authenticated provider
+  };
   app_state& app_;
   mcp::server mcp_;  // POST /discovery/mcp
 };

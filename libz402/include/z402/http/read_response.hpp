@@ -4,7 +4,7 @@
 // when the client accepts it (the official client does and so does every browser), compressed
 // once per ETag (gzip_cache).
 #include "z402/http/gzip_cache.hpp"
-#include "z402/http/handlers.hpp"
+#include "z402/http/message.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,7 @@
 #pragma once
 // Settles that arrive within one turn of the io loop cross to the engine as one message: the
-// CAF worker is woken once per turn instead of once per request (benchmarks/results/settle.txt).
+// CAF worker is woken once per turn instead of once per request (settles over HTTP in
+// benchmarks/results/latest.md; profile.md shows where their time goes).
 #include "z402/catalog/engine.hpp"
 
 #include <boost/asio/io_context.hpp>

@@ -44,7 +44,7 @@ class paid_service final : public http::handler {
 
   std::size_t max_body_limit() const override { return options_.body_limit; }
   http::header_verdict on_header(const http::request_header& req) override;
-  std::optional<http::response> on_request(http::request& req, const http::responder& reply) override;
+  std::optional<http::response> on_request(http::request& req, std::any& context, const http::responder& reply) override;
 
  private:
   struct match {
