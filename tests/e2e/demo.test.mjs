@@ -8,7 +8,7 @@ import { writeFileSync, rmSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   newDataDir, removeDataDir, addProvider, createSettleKey, startServer, stopServer, list, sleep, freePort, startDemo,
-  demoPay, cli,
+  demoPay, cli, scaled,
 } from "./lib/server.mjs";
 
 const payTo = "uregtest1demo";
@@ -29,6 +29,7 @@ async function demoItems() {
 }
 
 async function waitFor(what, check, ms) {
+  ms = scaled(ms);
   const end = Date.now() + ms;
   for (;;) {
     const v = await check();
@@ -116,7 +117,7 @@ test("three development payments count 3 in the catalog and on /health; a replay
   const replay = await fetch(target, { headers: { "PAYMENT-SIGNATURE": payment } });
   assert.equal(replay.status, 402);
   assert.equal(decodeRequired(replay).error, "this payment was already used");
-  await sleep(1200);  // longer than the settle reporter and the catalog's publication take
+  await sleep(scaled(1200));  // longer than the settle reporter and the catalog's publication take
   assert.equal((await primes()).paidCallsToday, countBefore + 3);
   assert.equal(await health(), callsBefore + 3);
 });
@@ -124,8 +125,9 @@ test("three development payments count 3 in the catalog and on /health; a replay
 test("an unready service stops declaring and its lastSeen ages; ready again, it declares at once", async () => {
   demo.child.kill("SIGUSR1");
   await waitFor("503 on /health", async () => (await fetch(`${demo.url}/health`)).status === 503, 1000);
+  await sleep(scaled(beatMs));  // a declaration sent just before the service became unready lands
   const seen = (await demoItems())[0].lastSeen;
-  await sleep(4 * beatMs);
+  await sleep(scaled(4 * beatMs));
   const items = await demoItems();
   assert.equal(items.length, 3);
   assert.ok(items.every((i) => i.lastSeen === seen), "no declaration while unready");
@@ -156,14 +158,14 @@ async function stillAnswers() {
 test("declaration failures log one line per change of outcome, never the key, and the service keeps answering", async () => {
   let mark = demoLog().length;
   await stopServer(catalog);
-  await sleep(5 * beatMs);
+  await sleep(scaled(5 * beatMs));
   assert.equal(linesSince(mark, /declarations: the catalog could not be reached/).length, 1, demoLog().slice(mark));
   await stillAnswers();
 
   mark = demoLog().length;
   writeConfig({ terms: { asset: "OTHER" } });  // new terms: the service's declared terms are stale
   await startCatalog();
-  await sleep(5 * beatMs);
+  await sleep(scaled(5 * beatMs));
   const refused = linesSince(mark, /declarations: refused by the catalog: 400 invalid_request/);
   assert.equal(refused.length, 1, demoLog().slice(mark));
   await stillAnswers();
@@ -174,9 +176,9 @@ test("declaration failures log one line per change of outcome, never the key, an
   const rotated = cli(["provider", "rotate", "demo", "--data-dir", dir]);
   assert.equal(rotated.status, 0);
   const newKey = rotated.stdout.trim().split("\n").at(-1);
-  await sleep(3 * beatMs);
+  await sleep(scaled(3 * beatMs));
   await startCatalog();
-  await sleep(5 * beatMs);
+  await sleep(scaled(5 * beatMs));
   const lines = demoLog().slice(mark).split("\n").filter((l) => l.includes("declarations:"));
   assert.equal(lines.length, 2, demoLog().slice(mark));  // unreachable while stopped, then 401
   assert.equal(linesSince(mark, /declarations: refused by the catalog: 401 unauthorized/).length, 1);

@@ -121,6 +121,14 @@ export async function list(url, query = "", headers = {}) {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * `ms` stretched for slower builds: Z402_TEST_TIME_SCALE (tests/sanitize/run sets it for ASan and
+ * UBSan, which make every process several times slower) multiplies the waits and deadlines
+ * tests give processes, never what the processes themselves are configured with.
+ */
+export const timeScale = Number(process.env.Z402_TEST_TIME_SCALE) || 1;
+export const scaled = (ms) => ms * timeScale;
+
 /** A loopback port that was free a moment ago (for servers that must come back on it). */
 export function freePort() {
   return new Promise((resolve, reject) => {
