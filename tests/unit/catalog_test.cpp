@@ -1,12 +1,8 @@
 #define CAF_SUITE catalog
-#include "test.hpp"
+#include "engine_fixture.hpp"
 
-#include <caf/test/dsl.hpp>
-
-#include "fixtures.hpp"
 #include "z402/auth/crypto.hpp"
 #include "z402/catalog/catalog_file.hpp"
-#include "z402/catalog/engine.hpp"
 #include "z402/config/atomic_file.hpp"
 #include "z402/wire/iso_time.hpp"
 
@@ -19,46 +15,12 @@ using boost::json::object;
 
 namespace {
 
-// 2026-11-30T10:00:00.000Z
-constexpr std::int64_t start_ms = 1796032800000;
+using test::start_ms;
 
-struct fixture : test_coordinator_fixture<> {
-  config::rail_terms terms = config::default_rail_terms();
-  std::shared_ptr<catalog::manual_wall_clock> wall = std::make_shared<catalog::manual_wall_clock>(start_ms);
-  std::unique_ptr<catalog::engine> engine;
-  std::filesystem::path dir;
+struct fixture : test::engine_fixture {
+  test::temp_dir dir{"z402-catalog"};  // for the tests with a catalog file
 
-  explicit fixture(config::catalog_limits limits = {}, std::vector<catalog::item_record> initial = {},
-                   std::int64_t start = start_ms) {
-    wall = std::make_shared<catalog::manual_wall_clock>(start);
-    start_engine(limits, std::move(initial));
-  }
-
-  ~fixture() override {
-    engine.reset();  // sends the exits before the coordinator's final run (timers re-arm otherwise)
-    if (!dir.empty()) std::filesystem::remove_all(dir);
-  }
-
-  void start_engine(config::catalog_limits limits, std::vector<catalog::item_record> initial,
-                    std::filesystem::path file = {}) {
-    engine.reset();
-    run();
-    catalog::engine_options options;
-    options.limits = limits;
-    options.clock = wall;
-    options.initial = std::move(initial);
-    options.catalog_file = std::move(file);
-    options.persistence_thread = false;  // driven by the test coordinator like the other actors
-    engine = std::make_unique<catalog::engine>(sys, std::move(options));
-    sched.run();
-  }
-
-  // Moves the wall clock and CAF's timer clock together, then runs what became due.
-  void advance(std::chrono::milliseconds d) {
-    wall->advance(d);
-    sched.clock().advance_time(d);
-    sched.run();
-  }
+  fixture() { start_engine(); }
 
   object item(const std::string& resource, const std::string& description = "A route.") {
     auto i = test::valid_item(terms, resource);
@@ -67,13 +29,7 @@ struct fixture : test_coordinator_fixture<> {
   }
 
   catalog::write_outcome declare(const std::string& provider, array items, std::string digest = {}) {
-    auto checked = rules::validate_declaration(test::declaration_of(items), {terms, test::pay_to, false, 128});
-    CAF_REQUIRE(!checked.error);
-    std::optional<catalog::write_outcome> outcome;
-    engine->declare(provider, catalog::make_declare_command(std::move(checked.items), std::move(digest)),
-                    catalog::write_completion{[&](catalog::write_outcome o) { outcome = std::move(o); },
-                                              catalog::write_outcome::unavailable("dropped")});
-    return settle_outcome(outcome);
+    return declare_items(provider, test::pay_to, std::move(items), std::move(digest));
   }
 
   catalog::write_outcome repeat(const std::string& provider, std::string digest) {
@@ -81,17 +37,8 @@ struct fixture : test_coordinator_fixture<> {
     engine->repeat_declaration(provider, std::move(digest),
                                catalog::write_completion{[&](catalog::write_outcome o) { outcome = std::move(o); },
                                                          catalog::write_outcome::unavailable("dropped")});
-    return settle_outcome(outcome);
+    return run_until_answered(outcome);
   }
-
-  catalog::write_outcome settle_outcome(std::optional<catalog::write_outcome>& outcome) {
-    sched.run();
-    if (!outcome) advance(10ms);  // the REGISTRY coalesces publications (1 ms here): 10 ms covers it
-    CAF_REQUIRE(outcome.has_value());
-    return *outcome;
-  }
-
-  catalog::snapshot_ptr snap() const { return engine->snapshots().load(); }
 
   // The published items of one provider, by resource.
   std::map<std::string, catalog::item_ptr> items_of(const std::string& provider) const {
@@ -351,9 +298,7 @@ CAF_TEST(a completion that is dropped answers with its fallback) {
 }
 
 CAF_TEST(the catalog file keeps what a restart needs) {
-  dir = std::filesystem::temp_directory_path() / ("z402-catalog-" + auth::random_key("").substr(0, 12));
-  std::filesystem::create_directories(dir);
-  auto file = dir / "catalog.json";
+  auto file = dir.path / "catalog.json";
   start_engine({}, {}, file);
   declare("p1", array{item("https://a.example.com/1"), item("https://a.example.com/2")});
   advance(2s);  // past the coalescing interval of the writer
@@ -371,9 +316,7 @@ CAF_TEST(the catalog file keeps what a restart needs) {
 }
 
 CAF_TEST(the catalog file holds one item a line and older one line files still load) {
-  dir = std::filesystem::temp_directory_path() / ("z402-lines-" + auth::random_key("").substr(0, 12));
-  std::filesystem::create_directories(dir);
-  auto file = dir / "catalog.json";
+  auto file = dir.path / "catalog.json";
   start_engine({}, {}, file);
   declare("p1", array{item("https://a.example.com/1"), item("https://a.example.com/2")});
   advance(2s);
@@ -396,15 +339,13 @@ CAF_TEST(the catalog file holds one item a line and older one line files still l
 }
 
 CAF_TEST(a corrupt catalog file is moved aside) {
-  dir = std::filesystem::temp_directory_path() / ("z402-corrupt-" + auth::random_key("").substr(0, 12));
-  std::filesystem::create_directories(dir);
-  auto file = dir / "catalog.json";
+  auto file = dir.path / "catalog.json";
   CAF_CHECK(!config::write_file_atomically(file, "{\"format\":\"z402-catalog\",\"version\":1,\"items\":[{\"provider\":"));
   auto loaded = catalog::load_catalog(file, 42);
   CAF_CHECK(loaded.state == catalog::catalog_load::status::corrupt);
   CAF_CHECK(loaded.records.empty());
   CAF_CHECK(!std::filesystem::exists(file));
-  CAF_CHECK(std::filesystem::exists(dir / "catalog.json.corrupt-42"));
+  CAF_CHECK(std::filesystem::exists(dir.path / "catalog.json.corrupt-42"));
   CAF_CHECK(catalog::load_catalog(file, 43).state == catalog::catalog_load::status::missing);
 }
 

@@ -12,14 +12,6 @@ using namespace z402;
 
 namespace {
 
-struct temp_dir {
-  std::filesystem::path path;
-  temp_dir() {
-    path = std::filesystem::temp_directory_path() / ("z402-keyring-" + auth::random_key("").substr(0, 12));
-    std::filesystem::create_directories(path);
-  }
-  ~temp_dir() { std::filesystem::remove_all(path); }
-};
 
 // 0.17's CAF test has no CHECK_THROWS: operators see these messages, so they must be thrown.
 template <class F>
@@ -35,7 +27,7 @@ bool throws(F f) {
 }  // namespace
 
 CAF_TEST(keys are random and prefixed and stored only as hashes) {
-  temp_dir dir;
+  test::temp_dir dir{"z402-keyring"};
   auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
   CAF_CHECK_EQUAL(key.substr(0, 7), "z402pk_");
   CAF_CHECK_EQUAL(key.size(), 7u + 43u);  // 32 bytes, base64url without padding
@@ -47,7 +39,7 @@ CAF_TEST(keys are random and prefixed and stored only as hashes) {
 }
 
 CAF_TEST(names and payTo are checked and unique) {
-  temp_dir dir;
+  test::temp_dir dir{"z402-keyring"};
   auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
   CAF_CHECK(throws([&] { auth::add_provider(dir.path, "acme", "uregtest1new", 1); }));
   CAF_CHECK(throws([&] { auth::add_provider(dir.path, "new", "uregtest1acme", 1); }));
@@ -60,7 +52,7 @@ CAF_TEST(names and payTo are checked and unique) {
 }
 
 CAF_TEST(the key store follows rotation and removal) {
-  temp_dir dir;
+  test::temp_dir dir{"z402-keyring"};
   auth::key_store store{auth::keyring_path(dir.path), {}};
   CAF_CHECK(store.reload().removed.empty());
   auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
@@ -85,7 +77,7 @@ CAF_TEST(the key store follows rotation and removal) {
 }
 
 CAF_TEST(settle keys are their own kind of key) {
-  temp_dir dir;
+  test::temp_dir dir{"z402-keyring"};
   auto provider_key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
   auto settle_key = auth::create_settle_key(dir.path, 2);
   CAF_CHECK_EQUAL(settle_key.substr(0, 7), "z402sk_");
@@ -103,7 +95,7 @@ CAF_TEST(settle keys are their own kind of key) {
 }
 
 CAF_TEST(a malformed keyring keeps the previous keys) {
-  temp_dir dir;
+  test::temp_dir dir{"z402-keyring"};
   auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
   auth::key_store store{auth::keyring_path(dir.path), {}};
   store.reload();

@@ -1,10 +1,6 @@
 #define CAF_SUITE settle
-#include "test.hpp"
+#include "engine_fixture.hpp"
 
-#include <caf/test/dsl.hpp>
-
-#include "fixtures.hpp"
-#include "z402/catalog/engine.hpp"
 #include "z402/wire/iso_time.hpp"
 
 using namespace z402;
@@ -15,46 +11,22 @@ using boost::json::value;
 
 namespace {
 
-constexpr std::int64_t start_ms = 1796032800000;  // 2026-11-30T10:00:00.000Z
+using test::start_ms;
 const std::string pay_one = test::pay_to, pay_two = "uregtest1two", pay_three = "uregtest1three";
 
-struct fixture : test_coordinator_fixture<> {
-  config::rail_terms terms = config::default_rail_terms();
-  std::shared_ptr<catalog::manual_wall_clock> wall = std::make_shared<catalog::manual_wall_clock>(start_ms);
-  std::unique_ptr<catalog::engine> engine;
-
+struct fixture : test::engine_fixture {
   fixture() { start({}); }
-  ~fixture() override { engine.reset(); }
 
   void start(config::catalog_limits limits) {
-    engine.reset();
-    run();
-    catalog::engine_options options;
-    options.limits = limits;
-    options.clock = wall;
-    engine = std::make_unique<catalog::engine>(sys, std::move(options));
+    start_engine(limits);
     // p1 and p2 declare; p3 only ever gets paid.
     engine->set_payees({{pay_one, "p1"}, {pay_two, "p2"}, {pay_three, "p3"}});
     sched.run();
   }
 
-  void advance(std::chrono::milliseconds d) {
-    wall->advance(d);
-    sched.clock().advance_time(d);
-    sched.run();
-  }
-
   void declare(const std::string& provider, const std::string& pay_to, array items) {
     for (auto& i : items) i.as_object()["accepts"].as_array()[0].as_object()["payTo"] = pay_to;
-    auto checked = rules::validate_declaration(test::declaration_of(items), {terms, pay_to, false, 128});
-    CAF_REQUIRE(!checked.error);
-    bool done = false;
-    engine->declare(provider, catalog::make_declare_command(std::move(checked.items), {}),
-                    catalog::write_completion{[&](catalog::write_outcome o) { done = o.state == catalog::write_outcome::status::ok; },
-                                              catalog::write_outcome::unavailable("dropped")});
-    sched.run();
-    advance(10ms);
-    CAF_REQUIRE(done);
+    CAF_REQUIRE(declare_items(provider, pay_to, std::move(items)).state == catalog::write_outcome::status::ok);
   }
 
   object requirements(const std::string& pay_to) {
