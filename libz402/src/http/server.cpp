@@ -415,6 +415,12 @@ void server::start_session(std::shared_ptr<Session> s) {
 
 void server::drain(std::function<void()> on_drained) {
   on_drained_ = std::move(on_drained);
+  // Armed before draining_ is set: the last session_ended() may cancel it from another thread
+  // as soon as draining_ is seen, and a timer must not be armed and cancelled concurrently.
+  deadline_.expires_after(options_.drain_deadline);
+  deadline_.async_wait([this](beast::error_code ec) {
+    if (!ec) ioc_.stop();  // stragglers: stop serving them
+  });
   draining_ = true;
   net::post(acceptor_.get_executor(), [this] {
     beast::error_code ec;
@@ -428,10 +434,6 @@ void server::drain(std::function<void()> on_drained) {
       if (auto s = w.lock()) live.push_back(std::move(s));
   }
   for (auto& s : live) s->close_if_idle();
-  deadline_.expires_after(options_.drain_deadline);
-  deadline_.async_wait([this](beast::error_code ec) {
-    if (!ec) ioc_.stop();  // stragglers: stop serving them
-  });
   if (live_sessions_.load() == 0 && !drained_.exchange(true)) {
     deadline_.cancel();
     net::post(ioc_, on_drained_);

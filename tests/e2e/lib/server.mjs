@@ -89,9 +89,19 @@ export async function startServer(dataDir, extra = [], { fdLimit } = {}) {
   return { url: match[1], port: Number(match[2]), ...started };
 }
 
-export async function stopServer(server, signal = "SIGTERM") {
+/**
+ * Signals the server and resolves with its exit {code, signal}. A server that has not exited
+ * within `within` ms (scaled) is killed and the call throws with its log: a stop that hangs
+ * fails the test that asked for it, instead of holding CTest until its own timeout.
+ */
+export async function stopServer(server, signal = "SIGTERM", { within = 20000 } = {}) {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return server.exited;
   server.child.kill(signal);
-  return server.exited;
+  const exit = await settledWithin(server.exited, scaled(within));
+  if (exit) return exit.value;
+  server.child.kill("SIGKILL");
+  await server.exited;
+  throw new Error(`the server did not exit within ${scaled(within)} ms of ${signal}; its log:\n${server.log?.() ?? ""}`);
 }
 
 /** A declaration item valid against `terms` for `payTo`. */
@@ -120,6 +130,17 @@ export async function list(url, query = "", headers = {}) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** `promise`'s value as {value} if it settles within `ms`, else null (its timer never outlives it). */
+export async function settledWithin(promise, ms) {
+  let timer;
+  const late = new Promise((resolve) => (timer = setTimeout(resolve, ms, null)));
+  try {
+    return await Promise.race([promise.then((value) => ({ value })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * `ms` stretched for slower builds: Z402_TEST_TIME_SCALE (tests/sanitize/run sets it for ASan and
