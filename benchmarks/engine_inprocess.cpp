@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   const int events = argc > 1 ? std::atoi(argv[1]) : 1'000'000;
   const bool with_reads = !(argc > 2 && std::string_view{argv[2]} == "--no-reads");
   caf::actor_system_config cfg;
+  catalog::register_types(cfg);
   cfg.set("scheduler.max-threads", 1);
   caf::actor_system sys{cfg};
   catalog::engine engine{sys, catalog::engine_options{}};

@@ -148,6 +148,7 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   // The io_context outlives the actor system: actors may still post completions into it.
   net::io_context ioc{static_cast<int>(cfg.io_threads)};
   caf::actor_system_config caf_cfg;
+  catalog::register_types(caf_cfg);
   caf_cfg.set("scheduler.max-threads", cfg.actor_threads);
   // Work stealing's idle workers sleep-poll in 50 us steps, which on two cores costs a context
   // switch per step and delays messages from the io threads; the sharing policy blocks on a

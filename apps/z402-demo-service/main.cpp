@@ -200,7 +200,7 @@ int serve(const std::vector<std::string>& args) {
   caf_cfg.set("scheduler.max-threads", 1);
   caf::actor_system sys{caf_cfg};
   bool verify_tls = !vm.count("insecure");
-  caf::actor reporter;
+  kit::settle_reporter_actor reporter;
   if (settle_key)
     reporter = kit::spawn_settle_reporter(sys, {discovery, *settle_key, std::chrono::seconds{10}, verify_tls, log});
 
@@ -253,8 +253,8 @@ int serve(const std::vector<std::string>& args) {
     server.drain([] {});
   });
   ioc.run();
-  for (auto& a : {heartbeat, reporter})
-    if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  if (heartbeat) caf::anon_send_exit(heartbeat, caf::exit_reason::user_shutdown);
+  if (reporter) caf::anon_send_exit(reporter, caf::exit_reason::user_shutdown);
   log.info("stopped");
   return 0;
 }

@@ -18,6 +18,7 @@ struct rail_node_log final : z402::telemetry::log_sink {
 
 int main() {
   caf::actor_system_config cfg;
+  z402::catalog::register_types(cfg);  // the catalog's message types and error category
   caf::actor_system sys{cfg};
   z402::catalog::engine_options options;
   options.log = z402::telemetry::logger{std::make_shared<rail_node_log>(), "catalog"};

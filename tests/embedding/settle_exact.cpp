@@ -15,6 +15,7 @@ using namespace z402;
 
 int main() {
   caf::actor_system_config cfg;
+  catalog::register_types(cfg);
   cfg.set("scheduler.max-threads", 2);
   caf::actor_system sys{cfg};
   catalog::engine engine{sys, catalog::engine_options{}};

@@ -22,7 +22,13 @@ namespace z402::test {
 // 2026-11-30T10:00:00.000Z
 inline constexpr std::int64_t start_ms = 1796032800000;
 
-struct engine_fixture : test_coordinator_fixture<> {
+/// An actor system config as the server's, as far as the catalog needs it: its message types
+/// and error category registered.
+struct catalog_config : caf::actor_system_config {
+  catalog_config() { catalog::register_types(*this); }
+};
+
+struct engine_fixture : test_coordinator_fixture<catalog_config> {
   config::rail_terms terms = config::default_rail_terms();
   std::shared_ptr<catalog::manual_wall_clock> wall;
   std::unique_ptr<catalog::engine> engine;

@@ -99,10 +99,13 @@ void engine::forget_provider(const std::string& name) {
 
 void engine::stop() {
   if (directory_) directory_->stop_all();
-  for (auto* hdl : {&settle_, &registry_, &persistence_}) {
-    if (*hdl) caf::anon_send_exit(*hdl, caf::exit_reason::user_shutdown);
-    *hdl = nullptr;
-  }
+  auto stop = [](auto& hdl) {
+    if (hdl) caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
+    hdl = nullptr;
+  };
+  stop(settle_);
+  stop(registry_);
+  stop(persistence_);
 }
 
 }  // namespace z402::catalog

@@ -2,10 +2,6 @@
 
 namespace z402::catalog {
 
-caf::error make_error(ec code, std::string message) {
-  return caf::error{static_cast<std::uint8_t>(code), caf::atom("z402"), caf::make_message(std::move(message))};
-}
-
 std::string_view to_string(settle_rejection r) {
   switch (r) {
     case settle_rejection::invalid_body: return "invalid_body";

@@ -3,15 +3,16 @@
 #include "z402/catalog/catalog_file.hpp"
 #include "z402/config/atomic_file.hpp"
 
-
 namespace z402::catalog {
 namespace {
+
+using self_ptr = persistence_actor::stateful_pointer<persistence_state>;
 
 constexpr std::chrono::milliseconds first_retry{250};
 constexpr std::chrono::milliseconds max_retry{5000};
 constexpr std::chrono::minutes failure_log_interval{1};
 
-void failed(persistence_actor* self, const std::string& why) {
+void failed(self_ptr self, const std::string& why) {
   auto& st = self->state;
   auto& stats = *st.ctx.stats;
   stats.save_failures.fetch_add(1, std::memory_order_relaxed);
@@ -35,7 +36,7 @@ void failed(persistence_actor* self, const std::string& why) {
   self->delayed_send(self, st.retry_delay, atom::retry::value);
 }
 
-void saved(persistence_actor* self) {
+void saved(self_ptr self) {
   auto& st = self->state;
   auto now = st.ctx.clock->now_ms();
   if (st.failing_since_ms != 0) {
@@ -48,7 +49,7 @@ void saved(persistence_actor* self) {
   st.ctx.stats->last_saved_ms.store(now, std::memory_order_relaxed);
 }
 
-bool write_latest(persistence_actor* self) {
+bool write_latest(self_ptr self) {
   auto& st = self->state;
   st.writes.acted(self->clock().now());
   if (!st.latest || st.latest->version == st.written_version) return true;
@@ -64,8 +65,9 @@ bool write_latest(persistence_actor* self) {
 
 }  // namespace
 
-caf::behavior persistence(persistence_actor* self, std::filesystem::path file, std::chrono::milliseconds interval,
-                          engine_context ctx) {
+persistence_actor::behavior_type persistence(persistence_actor::stateful_pointer<persistence_state> self,
+                                             std::filesystem::path file, std::chrono::milliseconds interval,
+                                             engine_context ctx) {
   self->state.file = std::move(file);
   self->state.ctx = std::move(ctx);
   self->state.ctx.log = self->state.ctx.log.with_component("catalog.persistence");

@@ -11,6 +11,7 @@ namespace z402::catalog {
 namespace {
 
 using item_map = std::map<std::string, item_ptr>;
+using self_ptr = provider_actor::stateful_pointer<provider_state>;
 
 // Only what differs between the provider's items and `next` crosses to the REGISTRY: one
 // walk over both maps, which share their key order.
@@ -51,7 +52,7 @@ void count_paid_call(item_record& r, std::int64_t now) {
 // when some item shows paid calls for today. A live timer that fires no later is kept: an
 // early tick only finds nothing to do and arms again, while a timer per change would cost a
 // message through CAF's clock thread for every declaration and every batch of settles.
-void arm_timer(provider_actor* self) {
+void arm_timer(self_ptr self) {
   auto& st = self->state;
   auto now = st.ctx.clock->now_ms();
   auto today = wire::utc_day(now);
@@ -70,7 +71,7 @@ void arm_timer(provider_actor* self) {
 // Hands the new item set to the REGISTRY and adopts it once readers can see it. `await`
 // keeps this provider's changes in order: the next message waits for the registry's answer.
 template <class OnOk, class OnError>
-void commit(provider_actor* self, item_map next, bool may_refuse, OnOk on_ok, OnError on_error) {
+void commit(self_ptr self, item_map next, bool may_refuse, OnOk on_ok, OnError on_error) {
   auto change = change_between(self->state.items, next);
   self->request(self->state.registry, caf::infinite, atom::commit::value, self->state.provider, std::move(change),
                 may_refuse)
@@ -87,7 +88,7 @@ void commit(provider_actor* self, item_map next, bool may_refuse, OnOk on_ok, On
 // to: the new versions replace the old ones at once and only they cross to the REGISTRY. (A
 // copy of 128 keyed entries per batch of settles was most of the actor's time over HTTP.)
 template <class OnOk, class OnError>
-void commit_in_place(provider_actor* self, std::vector<std::pair<std::string, item_ptr>> versions, OnOk on_ok,
+void commit_in_place(self_ptr self, std::vector<std::pair<std::string, item_ptr>> versions, OnOk on_ok,
                      OnError on_error) {
   auto& st = self->state;
   item_change change;
@@ -242,8 +243,8 @@ item_map apply(const item_map& items, const counted_batch& batch, std::int64_t t
 
 }  // namespace
 
-caf::behavior provider(provider_actor* self, engine_context ctx, caf::actor registry, std::string name,
-                       item_list initial) {
+provider_actor::behavior_type provider(provider_actor::stateful_pointer<provider_state> self, engine_context ctx,
+                                       registry_actor registry, std::string name, item_list initial) {
   auto& st = self->state;
   st.ctx = std::move(ctx);
   st.registry = std::move(registry);
@@ -271,8 +272,8 @@ caf::behavior provider(provider_actor* self, engine_context ctx, caf::actor regi
               done({write_outcome::status::ok, {}, accepted, now});
             },
             [=](const caf::error& err) {
-              if (err.category() == caf::atom("z402"))
-                done({write_outcome::status::refused, err.context().get_as<std::string>(0), 0, 0});
+              if (err == errc::catalog_full)
+                done({write_outcome::status::refused, "the catalog is full", 0, 0});
               else
                 done(write_outcome::unavailable("the catalog is shutting down"));
             });
@@ -327,7 +328,7 @@ caf::behavior provider(provider_actor* self, engine_context ctx, caf::actor regi
         } else {
           commit(self, apply(self->state.items, *counted, today, true), true, deliver,
                  [=](const caf::error& err) mutable {
-                   if (err.category() == caf::atom("z402")) counts_only();
+                   if (err == errc::catalog_full) counts_only();
                    else unavailable(err);
                  });
         }

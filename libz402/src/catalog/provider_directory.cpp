@@ -4,11 +4,11 @@
 
 namespace z402::catalog {
 
-provider_directory::provider_directory(caf::actor_system& sys, engine_context ctx, caf::actor registry,
+provider_directory::provider_directory(caf::actor_system& sys, engine_context ctx, registry_actor registry,
                                        std::unordered_map<std::string, item_list> initial)
     : sys_(sys), ctx_(std::move(ctx)), registry_(std::move(registry)), initial_(std::move(initial)) {}
 
-caf::actor provider_directory::get(const std::string& name) {
+provider_actor provider_directory::get(const std::string& name) {
   std::lock_guard<std::mutex> guard{mutex_};
   auto& hdl = actors_[name];
   if (!hdl) {
@@ -22,9 +22,9 @@ caf::actor provider_directory::get(const std::string& name) {
   return hdl;
 }
 
-caf::actor provider_directory::remove(const std::string& name) {
+provider_actor provider_directory::remove(const std::string& name) {
   std::lock_guard<std::mutex> guard{mutex_};
-  caf::actor hdl;
+  provider_actor hdl;
   if (auto it = actors_.find(name); it != actors_.end()) {
     hdl = std::move(it->second);
     actors_.erase(it);

@@ -7,12 +7,14 @@
 namespace z402::catalog {
 namespace {
 
+using self_ptr = registry_actor::stateful_pointer<registry_state>;
+
 item_list::iterator position_of(item_list& items, std::uint64_t seq) {
   return std::lower_bound(items.begin(), items.end(), seq,
                           [](const item_ptr& it, std::uint64_t s) { return it->record().seq < s; });
 }
 
-void publish_now(registry_actor* self) {
+void publish_now(self_ptr self) {
   auto& st = self->state;
   // The index holds positions and contents, which only these changes move.
   if (st.content_changed || !st.indexes) st.indexes = std::make_shared<const content_indexes>();
@@ -89,8 +91,9 @@ snapshot_ptr first_snapshot(const item_list& loaded, std::int64_t now_ms) {
   return make_snapshot(1, std::move(items), bytes, providers.size(), now_ms);
 }
 
-caf::behavior registry(registry_actor* self, engine_context ctx, snapshot_store* store, caf::actor persistence,
-                       std::chrono::milliseconds publish_interval) {
+registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry_state> self, engine_context ctx,
+                                       snapshot_store* store, persistence_actor persistence,
+                                       std::chrono::milliseconds publish_interval) {
   auto& st = self->state;
   st.ctx = std::move(ctx);
   st.store = store;
@@ -116,7 +119,7 @@ caf::behavior registry(registry_actor* self, engine_context ctx, snapshot_store*
         bool over = (t.items > limits.max_items && t.items > st.items.size()) ||
                     (t.bytes > limits.max_catalog_bytes && t.bytes > st.bytes);
         if (may_refuse && over) {
-          rp.deliver(make_error(ec::catalog_full, "the catalog is full"));
+          rp.deliver(make_error(errc::catalog_full));
           return rp;
         }
         apply(st, provider, change);

@@ -1,11 +1,12 @@
 #include "z402/catalog/settle_actor.hpp"
 
-
 namespace z402::catalog {
 namespace {
 
+using self_ptr = settle_actor::stateful_pointer<settle_state>;
+
 // Counted and logged, at most one line a second so a flood of bad events cannot flood the log.
-void answer(settle_actor* self, const settle_completion& done, settle_outcome outcome) {
+void answer(self_ptr self, const settle_completion& done, settle_outcome outcome) {
   auto& st = self->state;
   if (outcome.state == settle_outcome::status::success) {
     st.ctx.stats->settles_counted.fetch_add(1, std::memory_order_relaxed);
@@ -24,7 +25,7 @@ void answer(settle_actor* self, const settle_completion& done, settle_outcome ou
   done(std::move(outcome));
 }
 
-void dispatch(settle_actor* self, const std::string& provider) {
+void dispatch(self_ptr self, const std::string& provider) {
   auto& q = self->state.queues[provider];
   if (q.in_flight || q.events.empty()) return;
   q.in_flight = true;
@@ -52,7 +53,7 @@ void dispatch(settle_actor* self, const std::string& provider) {
 
 // Queues one event for its provider; returns the provider's name, or nullptr when no provider
 // has the payTo (then the event is answered here).
-const std::string* enqueue(settle_actor* self, rules::settlement& event, settle_completion& done) {
+const std::string* enqueue(self_ptr self, rules::settlement& event, settle_completion& done) {
   auto& st = self->state;
   auto who = st.provider_of.find(event.pay_to);
   if (who == st.provider_of.end()) {
@@ -67,7 +68,8 @@ const std::string* enqueue(settle_actor* self, rules::settlement& event, settle_
 
 }  // namespace
 
-caf::behavior settle(settle_actor* self, engine_context ctx, std::shared_ptr<provider_directory> directory) {
+settle_actor::behavior_type settle(settle_actor::stateful_pointer<settle_state> self, engine_context ctx,
+                                   std::shared_ptr<provider_directory> directory) {
   self->state.ctx = std::move(ctx);
   self->state.directory = std::move(directory);
   return {

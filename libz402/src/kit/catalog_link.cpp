@@ -144,8 +144,8 @@ struct heartbeat_state {
   outcome_log prune_log;
 };
 
-caf::behavior heartbeat_actor(caf::stateful_actor<heartbeat_state>* self, heartbeat_options options,
-                              std::shared_ptr<const paid_service> service) {
+heartbeat_actor::behavior_type heartbeat(heartbeat_actor::stateful_pointer<heartbeat_state> self,
+                                         heartbeat_options options, std::shared_ptr<const paid_service> service) {
   self->state.options = std::move(options);
   self->state.service = std::move(service);
   self->state.served = served_keys(*self->state.service);
@@ -178,7 +178,8 @@ struct reporter_state {
   outcome_log log;
 };
 
-caf::behavior reporter_actor(caf::stateful_actor<reporter_state>* self, catalog_link_options link) {
+settle_reporter_actor::behavior_type settle_reporter(settle_reporter_actor::stateful_pointer<reporter_state> self,
+                                                     catalog_link_options link) {
   self->state.link = std::move(link);
   return {[=](atom::report, std::string& body) {
     bool ok = false;
@@ -216,13 +217,13 @@ std::string post_to_catalog(const catalog_link_options& link, std::string_view p
   return "accepted by the catalog";
 }
 
-caf::actor spawn_heartbeat(caf::actor_system& sys, heartbeat_options options, std::shared_ptr<const paid_service> service) {
+heartbeat_actor spawn_heartbeat(caf::actor_system& sys, heartbeat_options options, std::shared_ptr<const paid_service> service) {
   if (options.interval.count() <= 0) return {};
-  return sys.spawn<caf::detached>(heartbeat_actor, std::move(options), std::move(service));
+  return sys.spawn<caf::detached>(heartbeat, std::move(options), std::move(service));
 }
 
-caf::actor spawn_settle_reporter(caf::actor_system& sys, catalog_link_options options) {
-  return sys.spawn<caf::detached>(reporter_actor, std::move(options));
+settle_reporter_actor spawn_settle_reporter(caf::actor_system& sys, catalog_link_options options) {
+  return sys.spawn<caf::detached>(settle_reporter, std::move(options));
 }
 
 }  // namespace z402::kit

@@ -56,6 +56,7 @@ struct bazaar {
     fuzz::require(!config::write_file_atomically(auth::keyring_path(dir), keyring), "the keyring is written");
     keys = std::make_unique<auth::key_store>(auth::keyring_path(dir), telemetry::logger{});
     keys->reload();
+    catalog::register_types(caf_cfg);
     caf_cfg.set("scheduler.max-threads", 2);
     sys = std::make_unique<caf::actor_system>(caf_cfg);
     catalog::engine_options options;

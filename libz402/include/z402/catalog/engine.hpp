@@ -1,10 +1,11 @@
 #pragma once
 // The catalog engine, as the server or an embedding rail node starts it in its own
-// caf::actor_system: REGISTRY, PERSISTENCE, SETTLE, and one PROVIDER per provider, spawned on
-// demand. Every method may be called from any thread.
+// caf::actor_system (whose config went through register_types): REGISTRY, PERSISTENCE,
+// SETTLE, and one PROVIDER per provider, spawned on demand. Every method may be called from
+// any thread.
+#include "z402/catalog/actors.hpp"
 #include "z402/catalog/catalog_file.hpp"
 #include "z402/catalog/engine_context.hpp"
-#include "z402/catalog/messages.hpp"
 #include "z402/catalog/provider_directory.hpp"
 
 #include <boost/json/value.hpp>
@@ -75,7 +76,6 @@ class engine {
   /// The provider was removed: its items leave the catalog.
   void forget_provider(const std::string& provider);
 
-  caf::actor registry() const { return registry_; }
   const engine_context& context() const { return ctx_; }
 
   /// Stops every actor; later writes answer "unavailable".
@@ -84,9 +84,9 @@ class engine {
  private:
   engine_context ctx_;
   snapshot_store store_;
-  caf::actor persistence_;
-  caf::actor registry_;
-  caf::actor settle_;
+  persistence_actor persistence_;
+  registry_actor registry_;
+  settle_actor settle_;
   std::shared_ptr<provider_directory> directory_;
 };
 

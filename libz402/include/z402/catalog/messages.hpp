@@ -1,13 +1,15 @@
 #pragma once
-// Every message between the catalog actors, with what it means. Local only: the types carry
-// shared pointers and callbacks, so they are whitelisted and never serialised.
+// The types of the messages between the catalog actors (actors.hpp says who sends which).
+// Completions (callbacks into the HTTP layer) and snapshots stay in their process: they are
+// whitelisted below and never serialised. Everything else can cross machines
+// (serialization.hpp).
 #include "z402/catalog/completion.hpp"
 #include "z402/catalog/item.hpp"
 #include "z402/catalog/snapshot.hpp"
 #include "z402/rules/declaration.hpp"
 #include "z402/rules/settlement.hpp"
 
-#include <caf/all.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
 
 #include <cstdint>
 #include <string>
@@ -15,49 +17,6 @@
 #include <vector>
 
 namespace z402::catalog {
-
-namespace atom {
-/// HTTP -> PROVIDER: (declare, declare_command, completion<write_outcome>) upserts items.
-using declare = caf::atom_constant<caf::atom("declare")>;
-/// HTTP -> PROVIDER: (repeat, digest, completion<write_outcome>) the same body as the last
-/// declaration applied (a heartbeat): refreshes its items' lastSeen without parsing it again;
-/// answers not_a_repeat when the digest is not that declaration's or one of its items left.
-using repeat = caf::atom_constant<caf::atom("repeat")>;
-/// HTTP -> PROVIDER: (delist, delist_command, completion<write_outcome>) removes the named
-/// items of this provider, or all of them; answers ok with `accepted` = how many it removed.
-using delist = caf::atom_constant<caf::atom("delist")>;
-/// PROVIDER -> REGISTRY: (commit, provider, item_change, may_refuse) upserts and removes some
-/// of the provider's items; answers true once readers can see them. With may_refuse, a change
-/// that would pass a global budget is refused with ec::catalog_full; without it (counts,
-/// eviction) it always lands.
-using commit = caf::atom_constant<caf::atom("commit")>;
-/// anyone -> SETTLE: (settle, settlement, settle_completion) one successful settle, or
-/// (settle, settle_batch, settle_answers) several, answered one by one.
-using settle = caf::atom_constant<caf::atom("settle")>;
-/// SETTLE -> PROVIDER: (settled, settle_batch) counts a batch; answers settle_outcomes in order.
-using settled = caf::atom_constant<caf::atom("settled")>;
-/// ENGINE -> SETTLE: (providers, payee_map) who receives payments at which payTo.
-using providers = caf::atom_constant<caf::atom("providers")>;
-/// PROVIDER -> PROVIDER: (tick, generation) retention sweep and UTC-day rollover.
-using tick = caf::atom_constant<caf::atom("tick")>;
-/// REGISTRY -> REGISTRY: publish the coalesced changes.
-using publish = caf::atom_constant<caf::atom("publish")>;
-/// REGISTRY -> PERSISTENCE: (persist, snapshot_ptr) a newer catalog to write.
-using persist = caf::atom_constant<caf::atom("persist")>;
-/// PERSISTENCE -> PERSISTENCE: the coalescing delay is over.
-using write = caf::atom_constant<caf::atom("write")>;
-/// PERSISTENCE -> PERSISTENCE: a failed write is tried again (backoff up to 5 s).
-using retry = caf::atom_constant<caf::atom("retry")>;
-/// anyone -> REGISTRY: publish and write everything now; answers true when on disk.
-using flush = caf::atom_constant<caf::atom("flush")>;
-/// ENGINE -> PROVIDER: the provider was removed: drop its items and quit.
-using forget = caf::atom_constant<caf::atom("forget")>;
-}  // namespace atom
-
-/// Failures the actors report to each other.
-enum class ec : std::uint8_t { none = 0, catalog_full, provider_full };
-
-caf::error make_error(ec code, std::string message);
 
 /// A declared item ready for the catalog: its content (text, filter facts, search terms) is
 /// built where the item was checked, so the JSON tree is freed there and the PROVIDER actor
@@ -99,7 +58,6 @@ struct item_change {
   std::vector<std::uint64_t> removed;  // seqs of items that left
 };
 
-/// The catalog's answer to a settle, as EXTENSION-RESPONSES carries it.
 /// Why a settle event was not catalogued, as a stable code (metrics count by it; the reason
 /// text says which field and which rule, and may name a payTo, so it is never a label).
 enum class settle_rejection : std::uint8_t {
@@ -114,6 +72,7 @@ enum class settle_rejection : std::uint8_t {
 inline constexpr std::size_t settle_rejection_count = 7;
 std::string_view to_string(settle_rejection r);
 
+/// The catalog's answer to a settle, as EXTENSION-RESPONSES carries it.
 struct settle_outcome {
   enum class status { success, rejected };
   status state = status::rejected;
@@ -135,15 +94,7 @@ using payee_map = std::unordered_map<std::string, std::string>;
 
 }  // namespace z402::catalog
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::declare_command)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::delist_command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::write_completion)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::item_list)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::item_change)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::snapshot_ptr)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::rules::settlement)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::settle_completion)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::settle_batch)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::settle_outcomes)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::settle_answers)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::payee_map)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(z402::catalog::snapshot_ptr)

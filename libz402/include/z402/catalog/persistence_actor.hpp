@@ -4,9 +4,9 @@
 // that fails (disk full, I/O error, a read-only or vanished data dir) is tried again with
 // backoff (250 ms doubling to 5 s) until it succeeds, without waiting for another change; the
 // failure is counted, shown on /health, and logged at most once a minute.
+#include "z402/catalog/actors.hpp"
 #include "z402/catalog/coalescer.hpp"
 #include "z402/catalog/engine_context.hpp"
-#include "z402/catalog/messages.hpp"
 
 #include <caf/all.hpp>
 
@@ -30,9 +30,8 @@ struct persistence_state {
   static inline const char* name = "z402.persistence";
 };
 
-using persistence_actor = caf::stateful_actor<persistence_state>;
-
-caf::behavior persistence(persistence_actor* self, std::filesystem::path file, std::chrono::milliseconds interval,
-                          engine_context ctx);
+persistence_actor::behavior_type persistence(persistence_actor::stateful_pointer<persistence_state> self,
+                                             std::filesystem::path file, std::chrono::milliseconds interval,
+                                             engine_context ctx);
 
 }  // namespace z402::catalog

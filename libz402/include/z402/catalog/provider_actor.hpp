@@ -2,8 +2,8 @@
 // PROVIDER: one per provider. Owns its items, their lastSeen and paidCallsToday, the
 // retention timer that evicts items with neither a declaration nor a paid call for the
 // retention period, and the UTC-midnight timer that makes paidCallsToday read 0.
+#include "z402/catalog/actors.hpp"
 #include "z402/catalog/engine_context.hpp"
-#include "z402/catalog/messages.hpp"
 
 #include <caf/all.hpp>
 
@@ -14,7 +14,7 @@ namespace z402::catalog {
 
 struct provider_state {
   engine_context ctx;
-  caf::actor registry;
+  registry_actor registry;
   std::string provider;
   std::map<std::string, item_ptr> items;  // by identity key
   std::uint64_t timer_generation = 0;     // delayed_send cannot be cancelled: stale ticks are ignored
@@ -25,10 +25,8 @@ struct provider_state {
   static inline const char* name = "z402.provider";
 };
 
-using provider_actor = caf::stateful_actor<provider_state>;
-
 /// `initial` are this provider's items loaded from disk.
-caf::behavior provider(provider_actor* self, engine_context ctx, caf::actor registry, std::string name,
-                       item_list initial);
+provider_actor::behavior_type provider(provider_actor::stateful_pointer<provider_state> self, engine_context ctx,
+                                       registry_actor registry, std::string name, item_list initial);
 
 }  // namespace z402::catalog

@@ -1,6 +1,7 @@
 #pragma once
 // Who is the PROVIDER actor of a provider name: spawned on first use, shared by the engine
 // (declarations) and SETTLE (payments). Only writers touch it; reads never do.
+#include "z402/catalog/actors.hpp"
 #include "z402/catalog/engine_context.hpp"
 #include "z402/catalog/item.hpp"
 
@@ -14,22 +15,22 @@ namespace z402::catalog {
 
 class provider_directory {
  public:
-  provider_directory(caf::actor_system& sys, engine_context ctx, caf::actor registry,
+  provider_directory(caf::actor_system& sys, engine_context ctx, registry_actor registry,
                      std::unordered_map<std::string, item_list> initial);
 
   /// The PROVIDER of `name`, spawned (with its items loaded from disk) on first use.
-  caf::actor get(const std::string& name);
+  provider_actor get(const std::string& name);
   /// Forgets `name`; returns its actor (null when it had none).
-  caf::actor remove(const std::string& name);
+  provider_actor remove(const std::string& name);
   /// Sends every PROVIDER an exit.
   void stop_all();
 
  private:
   caf::actor_system& sys_;
   engine_context ctx_;
-  caf::actor registry_;
+  registry_actor registry_;
   std::mutex mutex_;
-  std::unordered_map<std::string, caf::actor> actors_;
+  std::unordered_map<std::string, provider_actor> actors_;
   std::unordered_map<std::string, item_list> initial_;  // loaded items of providers not spawned yet
 };
 

@@ -2,9 +2,9 @@
 // REGISTRY: the only place that knows the global totals. It accepts or refuses each
 // provider's new item set against the budgets (4,096 items, 16 MiB by default), keeps every
 // item in listing order, and publishes coalesced immutable snapshots.
+#include "z402/catalog/actors.hpp"
 #include "z402/catalog/coalescer.hpp"
 #include "z402/catalog/engine_context.hpp"
-#include "z402/catalog/messages.hpp"
 
 #include <caf/all.hpp>
 
@@ -18,7 +18,7 @@ namespace z402::catalog {
 struct registry_state {
   engine_context ctx;
   snapshot_store* store = nullptr;
-  caf::actor persistence;  // may be null: nothing is written
+  persistence_actor persistence;  // may be null: nothing is written
 
   item_list items;  // sorted by seq: listing order; a publication copies it as it is
   std::unordered_map<std::string, std::size_t> items_of;  // provider -> how many it lists
@@ -32,15 +32,14 @@ struct registry_state {
   static inline const char* name = "z402.registry";
 };
 
-using registry_actor = caf::stateful_actor<registry_state>;
-
 /// Version 1: the catalog loaded from disk, in listing order. The engine publishes it into the
 /// store before any actor runs, so a server's first read already sees it (a registry that
 /// published it when first scheduled left a moment of empty catalog, with a valid ETag).
 snapshot_ptr first_snapshot(const item_list& loaded, std::int64_t now_ms);
 
 /// Starts from the snapshot in `store` (first_snapshot) and publishes every change after it.
-caf::behavior registry(registry_actor* self, engine_context ctx, snapshot_store* store, caf::actor persistence,
-                       std::chrono::milliseconds publish_interval);
+registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry_state> self, engine_context ctx,
+                                       snapshot_store* store, persistence_actor persistence,
+                                       std::chrono::milliseconds publish_interval);
 
 }  // namespace z402::catalog

@@ -3,7 +3,7 @@
 // server's requirements and hands the event to that PROVIDER. Events for one provider are
 // batched: while a batch is being counted the next one collects, so a burst of settles costs
 // one commit per batch, and the order of events per provider is kept.
-#include "z402/catalog/messages.hpp"
+#include "z402/catalog/actors.hpp"
 #include "z402/catalog/provider_directory.hpp"
 
 #include <caf/all.hpp>
@@ -30,8 +30,7 @@ struct settle_state {
   static inline const char* name = "z402.settle";
 };
 
-using settle_actor = caf::stateful_actor<settle_state>;
-
-caf::behavior settle(settle_actor* self, engine_context ctx, std::shared_ptr<provider_directory> directory);
+settle_actor::behavior_type settle(settle_actor::stateful_pointer<settle_state> self, engine_context ctx,
+                                   std::shared_ptr<provider_directory> directory);
 
 }  // namespace z402::catalog

@@ -6,9 +6,10 @@
 #include "z402/kit/paid_service.hpp"
 #include "z402/telemetry/log.hpp"
 
-#include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/atom.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
 
 #include <chrono>
 #include <functional>
@@ -18,11 +19,19 @@
 namespace z402::kit {
 
 namespace atom {
-/// HEARTBEAT -> HEARTBEAT: look at readiness, declare when due.
 using beat = caf::atom_constant<caf::atom("beat")>;
-/// service -> REPORTER: (report, std::string body) a settle event to send to the catalog.
 using report = caf::atom_constant<caf::atom("report")>;
 }  // namespace atom
+
+/// HEARTBEAT: declares the service's routes while it is ready.
+using heartbeat_actor = caf::typed_actor<
+    /// itself: look at readiness; declare when due.
+    caf::reacts_to<atom::beat>>;
+
+/// REPORTER: tells the catalog about each settle of the service.
+using settle_reporter_actor = caf::typed_actor<
+    /// the service: (body) a settle event to send to POST /discovery/settled.
+    caf::reacts_to<atom::report, std::string>>;
 
 struct catalog_link_options {
   std::string discovery_url;  // the catalog's base URL; its path is kept as a prefix
@@ -44,11 +53,11 @@ struct heartbeat_options {
 /// route taken out of a service leaves the catalog at the next beat after a restart. Items
 /// under other origins (other services of the same provider) are never touched.
 /// Returns an invalid handle (and spawns nothing) when the interval is 0.
-caf::actor spawn_heartbeat(caf::actor_system& sys, heartbeat_options options, std::shared_ptr<const paid_service> service);
+heartbeat_actor spawn_heartbeat(caf::actor_system& sys, heartbeat_options options, std::shared_ptr<const paid_service> service);
 
 /// Sends each (report, body) to POST /discovery/settled; an event that cannot be sent is
 /// logged (on change) and dropped: the call was delivered, the catalog only counts.
-caf::actor spawn_settle_reporter(caf::actor_system& sys, catalog_link_options options);
+settle_reporter_actor spawn_settle_reporter(caf::actor_system& sys, catalog_link_options options);
 
 /// One call: POST (or `method`) `body` to the catalog's `path` with the key. Returns "ok" details or why
 /// not, as one printable line that never contains the key. `ok` says which.

@@ -1,0 +1,80 @@
+#pragma once
+// The catalog's actors and every message each one takes, as typed interfaces: a message an
+// actor does not take, or a reply of the wrong type, is a compile error, not a silent drop at
+// run time. One line per message says who sends it and what it means; the types are in
+// messages.hpp, and those that can cross machines are serialisable (serialization.hpp).
+#include "z402/catalog/messages.hpp"
+#include "z402/catalog/serialization.hpp"
+
+#include <caf/all.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace z402::catalog {
+
+namespace atom {
+using declare = caf::atom_constant<caf::atom("declare")>;
+using repeat = caf::atom_constant<caf::atom("repeat")>;
+using delist = caf::atom_constant<caf::atom("delist")>;
+using commit = caf::atom_constant<caf::atom("commit")>;
+using settle = caf::atom_constant<caf::atom("settle")>;
+using settled = caf::atom_constant<caf::atom("settled")>;
+using providers = caf::atom_constant<caf::atom("providers")>;
+using tick = caf::atom_constant<caf::atom("tick")>;
+using publish = caf::atom_constant<caf::atom("publish")>;
+using persist = caf::atom_constant<caf::atom("persist")>;
+using write = caf::atom_constant<caf::atom("write")>;
+using retry = caf::atom_constant<caf::atom("retry")>;
+using flush = caf::atom_constant<caf::atom("flush")>;
+using forget = caf::atom_constant<caf::atom("forget")>;
+}  // namespace atom
+
+/// PERSISTENCE: writes the newest snapshot to the catalog file (persistence_actor.hpp).
+using persistence_actor = caf::typed_actor<
+    /// REGISTRY: a newer catalog to write, within the coalescing interval.
+    caf::reacts_to<atom::persist, snapshot_ptr>,
+    /// itself: the coalescing interval is over; write what is pending.
+    caf::reacts_to<atom::write>,
+    /// itself: a failed write is tried again (backoff up to 5 s).
+    caf::reacts_to<atom::retry>,
+    /// REGISTRY: write now (a clean stop); true when the newest snapshot is on disk.
+    caf::replies_to<atom::flush>::with<bool>>;
+
+/// REGISTRY: the global totals and the published snapshots (registry_actor.hpp).
+using registry_actor = caf::typed_actor<
+    /// PROVIDER: (provider, change, may_refuse) applies one provider's change; true once readers
+    /// can see it. With may_refuse, a change that would pass a global budget is refused with
+    /// errc::catalog_full; without it (counts, heartbeats, eviction) it always lands.
+    caf::replies_to<atom::commit, std::string, item_change, bool>::with<bool>,
+    /// itself: the publication interval is over; publish the coalesced changes.
+    caf::reacts_to<atom::publish>,
+    /// ENGINE: publish and write everything now; true when it is on disk.
+    caf::replies_to<atom::flush>::with<bool>>;
+
+/// PROVIDER: one per provider, owner of its items and their counts (provider_actor.hpp).
+using provider_actor = caf::typed_actor<
+    /// ENGINE: upserts a checked declaration's items; the outcome goes to the completion.
+    caf::reacts_to<atom::declare, declare_command, write_completion>,
+    /// ENGINE: (digest) a body equal to the last declaration applied (a heartbeat) refreshes its
+    /// items' lastSeen without parsing it again; not_a_repeat when it differs or an item left.
+    caf::reacts_to<atom::repeat, std::string, write_completion>,
+    /// ENGINE: removes the named items of this provider, or all of them; ok with how many.
+    caf::reacts_to<atom::delist, delist_command, write_completion>,
+    /// SETTLE: counts a batch of settles on this provider's items; one outcome per event, in order.
+    caf::replies_to<atom::settled, settle_batch>::with<settle_outcomes>,
+    /// itself: (generation) the retention sweep and the UTC-day rollover are due.
+    caf::reacts_to<atom::tick, std::uint64_t>,
+    /// ENGINE: the provider was removed: drop its items and quit.
+    caf::reacts_to<atom::forget>>;
+
+/// SETTLE: routes each settle to the PROVIDER of its payTo, batched per provider (settle_actor.hpp).
+using settle_actor = caf::typed_actor<
+    /// ENGINE: who receives payments at which payTo; replaces the previous map.
+    caf::reacts_to<atom::providers, payee_map>,
+    /// ENGINE: one successful settle, answered once through its completion.
+    caf::reacts_to<atom::settle, rules::settlement, settle_completion>,
+    /// ENGINE: several settles, answers[i] answering events[i].
+    caf::reacts_to<atom::settle, settle_batch, settle_answers>>;
+
+}  // namespace z402::catalog

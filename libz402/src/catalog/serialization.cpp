@@ -1,0 +1,24 @@
+#include "z402/catalog/serialization.hpp"
+
+namespace z402 {
+
+caf::error make_error(errc code) { return caf::error{static_cast<std::uint8_t>(code), caf::atom("z402")}; }
+
+}  // namespace z402
+
+namespace z402::catalog {
+
+void register_types(caf::actor_system_config& cfg) {
+  // Each also registers std::vector<T> (a batch of settlements or outcomes is one of those).
+  cfg.add_message_type<item_change>("z402::item_change");
+  cfg.add_message_type<declare_command>("z402::declare_command");
+  cfg.add_message_type<delist_command>("z402::delist_command");
+  cfg.add_message_type<write_outcome>("z402::write_outcome");
+  cfg.add_message_type<rules::settlement>("z402::settlement");
+  cfg.add_message_type<settle_outcome>("z402::settle_outcome");
+  cfg.add_error_category(caf::atom("z402"), [](std::uint8_t code, caf::atom_value, const caf::message&) {
+    return "z402::" + std::string{to_string(static_cast<errc>(code))};
+  });
+}
+
+}  // namespace z402::catalog
