@@ -11,6 +11,7 @@
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <caf/all.hpp>
@@ -67,16 +68,16 @@ struct watched_files {
   const telemetry::logger& log;
 };
 
-void poll_files(net::steady_timer& timer, watched_files& w) {
+void poll_files(net::steady_timer& timer, watched_files& w, const bool& stopping) {
   timer.expires_after(file_poll_interval);
   timer.async_wait([&](boost::system::error_code ec) {
-    if (ec) return;
+    if (ec || stopping) return;
     auto change = w.keys.reload();
     if (change.changed) w.engine.set_payees(payees_of(*w.keys.current()));
     for (auto& removed : change.removed) w.engine.forget_provider(removed);
     if (w.tls) w.tls->reload(false);
     w.log.flush();
-    poll_files(timer, w);
+    poll_files(timer, w, stopping);
   });
 }
 
@@ -194,32 +195,39 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
     engine.stop();
     return 1;
   }
-  auto url = std::string{tls ? "https://" : "http://"} + cfg.listen_host + ":" + std::to_string(server.port());
-  log.info("listening on " + url + " with " + std::to_string(engine.snapshots().load()->items.size()) +
-           " items; data in " + cfg.data_dir.string(),
-           {{"maxConnections", std::to_string(*max_connections)}});
-
-  net::steady_timer poll_timer{ioc};
+  // The file poll, SIGHUP and the stop share one strand and a flag set on it: a stop must not
+  // race a handler on another io thread that is re-arming its timer or signal wait (which would
+  // keep the io_context busy for ever, and is a data race on the object besides).
+  auto control = net::make_strand(ioc);
+  bool stopping = false;
+  net::steady_timer poll_timer{control};
   watched_files watched{keys, engine, tls.get(), log};
-  poll_files(poll_timer, watched);
-  net::signal_set hangup{ioc, SIGHUP};
+  poll_files(poll_timer, watched, stopping);
+  net::signal_set hangup{control, SIGHUP};
   std::function<void()> on_hangup = [&] {
     hangup.async_wait([&](boost::system::error_code ec, int) {
-      if (ec) return;
+      if (ec || stopping) return;
       if (tls) tls->reload(true);
       else log.info("SIGHUP: no TLS certificate to re-read");
       on_hangup();
     });
   };
   on_hangup();
-  net::signal_set signals{ioc, SIGINT, SIGTERM};
+  net::signal_set signals{control, SIGINT, SIGTERM};
   signals.async_wait([&](boost::system::error_code ec, int) {
     if (ec) return;
+    stopping = true;
     log.info("stopping: draining connections");
     poll_timer.cancel();
     hangup.cancel();
-    server.drain([] {});
+    // Once every connection is done, nothing else on the io_context matters.
+    server.drain([&ioc] { ioc.stop(); });
   });
+  // Said once the signals are handled: whoever waits for this line may send SIGHUP or SIGTERM.
+  auto url = std::string{tls ? "https://" : "http://"} + cfg.listen_host + ":" + std::to_string(server.port());
+  log.info("listening on " + url + " with " + std::to_string(engine.snapshots().load()->items.size()) +
+           " items; data in " + cfg.data_dir.string(),
+           {{"maxConnections", std::to_string(*max_connections)}});
 
   std::vector<std::thread> threads;
   for (std::size_t i = 1; i < cfg.io_threads; ++i) threads.emplace_back([&] { ioc.run(); });

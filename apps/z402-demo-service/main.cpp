@@ -250,7 +250,9 @@ int serve(const std::vector<std::string>& args) {
   stop.async_wait([&](boost::system::error_code ec, int) {
     if (ec) return;
     readiness.cancel();
-    server.drain([] {});
+    // Once every connection is done, nothing else on the io_context matters (a readiness
+    // signal that arrived with the stop may have re-armed its wait).
+    server.drain([&ioc] { ioc.stop(); });
   });
   ioc.run();
   if (heartbeat) caf::anon_send_exit(heartbeat, caf::exit_reason::user_shutdown);

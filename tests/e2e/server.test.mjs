@@ -239,3 +239,22 @@ test("SIGTERM drains, saves the catalog and exits 0", async () => {
   assert.ok(saved.includes("https://saved.example.com/last"));
   assert.ok(!saved.includes(key));
 });
+
+// A stop that arrives amid SIGHUPs (certificate reloads): before the fix, a SIGHUP handler that
+// re-armed its wait just after the stop cancelled it kept the server running for ever (one run
+// in three of 40 rounds hung).
+test("SIGTERM amid a stream of SIGHUPs still stops the server", async () => {
+  for (let round = 0; round < 100; round++) {
+    const d = newDataDir();
+    try {
+      const s = await startServer(d);
+      const hup = setInterval(() => s.child.kill("SIGHUP"), 1);
+      await sleep(20);
+      clearInterval(hup);  // the last ones are still on their way when the stop arrives
+      const exit = await stopServer(s, "SIGTERM", { within: 10000 });
+      assert.equal(exit.code, 0, s.log());
+    } finally {
+      removeDataDir(d);
+    }
+  }
+});

@@ -89,6 +89,13 @@ export async function startServer(dataDir, extra = [], { fdLimit } = {}) {
   return { url: match[1], port: Number(match[2]), ...started };
 }
 
+/** Every thread's stack of a live process, by gdb (when the machine has it), for a hang's report. */
+function threadStacks(pid) {
+  const r = spawnSync("gdb", ["-p", String(pid), "-batch", "-ex", "thread apply all bt"], { encoding: "utf8", timeout: 60000 });
+  if (r.error) return `(no stacks: ${r.error.message})`;
+  return r.stdout.split("\n").filter((l) => /^(Thread|#)/.test(l)).join("\n");
+}
+
 /**
  * Signals the server and resolves with its exit {code, signal}. A server that has not exited
  * within `within` ms (scaled) is killed and the call throws with its log: a stop that hangs
@@ -99,9 +106,11 @@ export async function stopServer(server, signal = "SIGTERM", { within = 20000 } 
   server.child.kill(signal);
   const exit = await settledWithin(server.exited, scaled(within));
   if (exit) return exit.value;
+  const stacks = threadStacks(server.child.pid);
   server.child.kill("SIGKILL");
   await server.exited;
-  throw new Error(`the server did not exit within ${scaled(within)} ms of ${signal}; its log:\n${server.log?.() ?? ""}`);
+  throw new Error(`the server did not exit within ${scaled(within)} ms of ${signal}; its log:\n${server.log?.() ?? ""}\n` +
+    `its threads:\n${stacks}`);
 }
 
 /** A declaration item valid against `terms` for `payTo`. */
