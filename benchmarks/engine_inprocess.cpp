@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
                      {"x402Version", 2}, {"accepts", {entry}}, {"description", "A benchmark route."}});
   auto checked = rules::validate_declaration(boost::json::object{{"items", items}}, {terms, "uregtest1bench", false, 128});
   std::promise<void> declared;
-  engine.declare("bench", catalog::make_declare_command(checked.items, {}),
+  engine.declare("bench", catalog::make_declare_command(*checked, {}),
                  catalog::write_completion{[&](catalog::write_outcome) { declared.set_value(); },
                                            catalog::write_outcome::unavailable("stopped")});
   declared.get_future().get();
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   auto declare_start = clock_type::now();
   for (int d = 0; d < declarations; ++d) {
     std::promise<void> acknowledged;
-    engine.declare("bench", catalog::make_declare_command(checked.items, {}),
+    engine.declare("bench", catalog::make_declare_command(*checked, {}),
                    catalog::write_completion{[&](catalog::write_outcome) { acknowledged.set_value(); },
                                              catalog::write_outcome::unavailable("stopped")});
     acknowledged.get_future().get();

@@ -36,8 +36,7 @@ kit::route_answer quote(const kit::route_call& call) {
 }
 
 kit::route_answer wordcount(const kit::route_call& call) {
-  std::string error;
-  auto body = wire::parse_strict(call.request.body(), 8, error);
+  auto body = wire::parse_strict(call.request.body(), 8);
   if (!body || !body->is_object()) return bad_input("body", "must be a JSON object");
   auto text = wire::find_string(body->get_object(), "text");
   if (!text) return bad_input("text", "must be a string");

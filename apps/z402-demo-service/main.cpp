@@ -102,8 +102,8 @@ int pay(const std::vector<std::string>& args) {
     return 1;
   }
   auto decoded = wire::base64_decode({header->value().data(), header->value().size()});
-  auto required = decoded ? wire::parse_strict(*decoded, 64, error) : std::nullopt;
-  if (!required || !required->is_object() || !required->get_object().contains("accepts")) {
+  auto required = wire::parse_strict(decoded ? *decoded : std::string{}, 64);
+  if (!decoded || !required || !required->is_object() || !required->get_object().contains("accepts")) {
     std::cerr << "z402-demo-service pay: PAYMENT-REQUIRED is not a PaymentRequired" << std::endl;
     return 1;
   }
@@ -190,9 +190,10 @@ int serve(const std::vector<std::string>& args) {
     std::ifstream in{terms_file};
     std::stringstream text;
     text << in.rdbuf();
-    auto parsed = wire::parse_strict(text.str(), 16, error);
-    auto terms = parsed ? config::terms_from_json(*parsed, identity.terms, error) : std::nullopt;
-    if (!terms) return cli::usage_error(cmd, "--terms: " + error);
+    auto parsed = wire::parse_strict(text.str(), 16);
+    if (!parsed) return cli::usage_error(cmd, "--terms: " + parsed.error().reason);
+    auto terms = config::terms_from_json(*parsed, identity.terms);
+    if (!terms) return cli::usage_error(cmd, "--terms: " + terms.error().reason);
     identity.terms = std::move(*terms);
   }
 

@@ -205,11 +205,11 @@ net::awaitable<void> declarer(shared_state& s, lane_stats& lane, std::size_t p) 
 
 /// The lastSeen readers see for the provider's first item, or empty.
 net::awaitable<std::string> read_last_seen(connection& conn, std::size_t provider) {
-  std::string why, body, error;
+  std::string why, body;
   auto target = "/discovery/resource?type=http&method=GET&url=" + percent_encode(item_resource(provider, 0));
   auto status = co_await conn.exchange(get(target), &body, why);
   if (status != 200) co_return std::string{};
-  auto doc = wire::parse_strict(body, 64, error);
+  auto doc = wire::parse_strict(body, 64);
   if (doc && doc->is_object())
     if (auto* items = doc->get_object().if_contains("resources"); items && items->is_array())
       for (auto& it : items->get_array())

@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
     auto settle_key = last_line_of(cli + "settle-key create" + dir + " 2>/dev/null");
     auto terms_text = last_line_of(cli + "terms" + dir);
     if (!settle_key || !terms_text) return std::cerr << "z402-load: settle-key create or terms failed\n", 1;
-    auto terms = config::terms_from_json(json::parse(*terms_text), config::default_rail_terms(), reason);
-    if (!terms) return std::cerr << "z402-load: terms: " << reason << "\n", 1;
+    auto terms = config::terms_from_json(json::parse(*terms_text), config::default_rail_terms());
+    if (!terms) return std::cerr << "z402-load: terms: " << terms.error().reason << "\n", 1;
     o.terms = *terms;
     if (auto failure = bench::seed_catalog(o); !failure.empty()) return std::cerr << "z402-load: seed: " << failure << "\n", 1;
     json::array keys;
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
   auto keys = json::parse(text.str()).as_object();
   for (auto& k : keys.at("providers").as_array()) o.provider_keys.emplace_back(k.as_string());
   o.settle_key = keys.at("settleKey").as_string();
-  o.terms = *config::terms_from_json(keys.at("terms"), config::default_rail_terms(), reason);
+  o.terms = *config::terms_from_json(keys.at("terms"), config::default_rail_terms());
   auto& shape = keys.at("shape").as_object();
   o.shape = {static_cast<std::size_t>(shape.at("providers").as_int64()), static_cast<std::size_t>(shape.at("items").as_int64()),
              static_cast<std::size_t>(shape.at("fillBytes").as_int64())};

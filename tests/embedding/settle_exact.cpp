@@ -25,9 +25,9 @@ int main() {
   boost::json::value body = {{"items", {{{"resource", "https://exact.example.com/x"}, {"type", "http"},
                                          {"x402Version", 2}, {"accepts", {entry}}}}}};
   auto checked = rules::validate_declaration(body, {terms, "uregtest1exact", false, 128});
-  if (checked.error) return std::cerr << checked.error->message() << "\n", 1;
+  if (!checked) return std::cerr << checked.error().message() << "\n", 1;
   std::promise<catalog::write_outcome> declared;
-  engine.declare("exact", catalog::make_declare_command(checked.items, {}),
+  engine.declare("exact", catalog::make_declare_command(*checked, {}),
                  catalog::write_completion{[&](catalog::write_outcome o) { declared.set_value(o); },
                                            catalog::write_outcome::unavailable("stopped")});
   if (declared.get_future().get().state != catalog::write_outcome::status::ok) return std::cerr << "declare failed\n", 1;

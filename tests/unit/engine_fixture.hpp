@@ -64,9 +64,9 @@ struct engine_fixture : test_coordinator_fixture<catalog_config> {
   catalog::write_outcome declare_items(const std::string& provider, const std::string& pay_to, boost::json::array items,
                                        std::string digest = {}) {
     auto checked = rules::validate_declaration(declaration_of(std::move(items)), {terms, pay_to, false, 128});
-    CAF_REQUIRE(!checked.error);
+    CAF_REQUIRE(checked.has_value());
     std::optional<catalog::write_outcome> outcome;
-    engine->declare(provider, catalog::make_declare_command(std::move(checked.items), std::move(digest)),
+    engine->declare(provider, catalog::make_declare_command(std::move(*checked), std::move(digest)),
                     catalog::write_completion{[&](catalog::write_outcome o) { outcome = std::move(o); },
                                               catalog::write_outcome::unavailable("dropped")});
     return run_until_answered(outcome);

@@ -242,11 +242,11 @@ CAF_TEST(the declaration built from the 402s passes every catalog rule) {
   auto id = identity();
   auto decl = kit::declaration(id, routes());
   auto result = rules::validate_declaration(decl, rules::declaration_context{id.terms, id.pay_to, false, 128});
-  CAF_REQUIRE(!result.error.has_value());
-  CAF_REQUIRE_EQUAL(result.items.size(), 3u);
-  CAF_CHECK_EQUAL(result.items[0].identity.resource, "https://svc.example.com/v1/search");
-  CAF_CHECK_EQUAL(result.items[1].identity.selector, "POST");
-  CAF_CHECK_EQUAL(result.items[2].identity.resource, "https://svc.example.com/v1/items/:id");
+  CAF_REQUIRE(result.has_value());
+  CAF_REQUIRE_EQUAL(result->size(), 3u);
+  CAF_CHECK_EQUAL((*result)[0].identity.resource, "https://svc.example.com/v1/search");
+  CAF_CHECK_EQUAL((*result)[1].identity.selector, "POST");
+  CAF_CHECK_EQUAL((*result)[2].identity.resource, "https://svc.example.com/v1/items/:id");
   // The listed accepts and extensions are the 402's, byte for byte.
   auto required = kit::payment_required(id, routes()[2], "/v1/items/7");
   auto& item = decl.at("items").at(2).as_object();

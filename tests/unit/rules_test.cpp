@@ -18,10 +18,10 @@ struct fixture {
   config::rail_terms terms = config::default_rail_terms();
   bool allow_http = false;
 
-  rules::declaration_result check(const value& body) {
+  expected<std::vector<rules::declared_item>> check(const value& body) {
     return rules::validate_declaration(body, {terms, test::pay_to, allow_http, 128});
   }
-  rules::declaration_result check_item(const object& item) { return check(test::declaration_of(array{item})); }
+  expected<std::vector<rules::declared_item>> check_item(const object& item) { return check(test::declaration_of(array{item})); }
 
   // The item with `field` set to `v` (dotted path into nested objects).
   object with(std::string_view path, value v) {
@@ -53,19 +53,18 @@ struct fixture {
   // Asserts the item is refused for `field`, and that nothing was returned.
   void refused(const object& item, const std::string& field) {
     auto r = check_item(item);
-    CAF_CHECK(r.error.has_value());
-    CAF_CHECK(r.items.empty());
-    if (r.error) {
-      CAF_CHECK_EQUAL(r.error->field, field);
-      CAF_CHECK(r.error->item == std::optional<std::size_t>{0});
-      CAF_CHECK(!r.error->reason.empty());
+    CAF_CHECK(!r.has_value());
+    if (!r) {
+      CAF_CHECK_EQUAL(r.error().field, field);
+      CAF_CHECK(r.error().item == std::optional<std::size_t>{0});
+      CAF_CHECK(!r.error().reason.empty());
     }
   }
   void accepted(const object& item) {
     auto r = check_item(item);
-    if (r.error) CAF_MESSAGE("unexpected refusal: " << r.error->message());
-    CAF_CHECK(!r.error.has_value());
-    CAF_CHECK_EQUAL(r.items.size(), 1u);
+    if (!r) CAF_MESSAGE("unexpected refusal: " << r.error().message());
+    CAF_REQUIRE(r.has_value());
+    CAF_CHECK_EQUAL(r->size(), 1u);
   }
 };
 
@@ -95,11 +94,11 @@ CAF_TEST_FIXTURE_SCOPE(rules_tests, fixture)
 CAF_TEST(a valid item is accepted with its canonical identity) {
   auto item = with("resource", "HTTPS://Weather.Example.COM:443/v1/weather/?city=x#top");
   auto r = check_item(item);
-  CAF_REQUIRE(!r.error);
-  CAF_CHECK_EQUAL(r.items[0].identity.resource, "https://weather.example.com/v1/weather");
-  CAF_CHECK_EQUAL(r.items[0].identity.selector, "GET");
-  CAF_CHECK_EQUAL(r.items[0].fields.at("resource").as_string(), "https://weather.example.com/v1/weather");
-  CAF_CHECK_EQUAL(r.items[0].fields.at("description").as_string(), "Current weather for a city.");
+  CAF_REQUIRE(r.has_value());
+  CAF_CHECK_EQUAL((*r)[0].identity.resource, "https://weather.example.com/v1/weather");
+  CAF_CHECK_EQUAL((*r)[0].identity.selector, "GET");
+  CAF_CHECK_EQUAL((*r)[0].fields.at("resource").as_string(), "https://weather.example.com/v1/weather");
+  CAF_CHECK_EQUAL((*r)[0].fields.at("description").as_string(), "Current weather for a city.");
 }
 
 CAF_TEST(resource is an https URL of at most 2048 bytes without userinfo) {
@@ -267,7 +266,7 @@ CAF_TEST(protocol checks on the input) {
   mcp["extensions"].as_object()["bazaar"] = test::bazaar_mcp();
   accepted(mcp);
   auto r = check_item(mcp);
-  CAF_CHECK_EQUAL(r.items[0].identity.selector, "sentiment");
+  CAF_CHECK_EQUAL((*r)[0].identity.selector, "sentiment");
   mcp["extensions"].as_object()["bazaar"].as_object()["info"].as_object()["input"].as_object().erase("toolName");
   refused(mcp, "extensions.bazaar.info.input.toolName");
   auto no_bazaar = test::valid_item(terms, "https://mcp.example.com/mcp");
@@ -284,8 +283,8 @@ CAF_TEST(the method of an item comes from the bazaar info and defaults to GET) {
   auto item = test::valid_item(terms);
   item.erase("extensions");
   auto r = check_item(item);
-  CAF_REQUIRE(!r.error);
-  CAF_CHECK_EQUAL(r.items[0].identity.selector, "GET");
+  CAF_REQUIRE(r.has_value());
+  CAF_CHECK_EQUAL((*r)[0].identity.selector, "GET");
 }
 
 CAF_TEST(extensions.bazaar nests at most 32 levels) {
@@ -342,8 +341,8 @@ CAF_TEST(a valid routeTemplate replaces the path and an invalid one is refused) 
   auto item = with("resource", "https://api.example.com/users/42");
   item["extensions"].as_object()["bazaar"].as_object()["routeTemplate"] = "/users/:id";
   auto r = check_item(item);
-  CAF_REQUIRE(!r.error);
-  CAF_CHECK_EQUAL(r.items[0].identity.resource, "https://api.example.com/users/:id");
+  CAF_REQUIRE(r.has_value());
+  CAF_CHECK_EQUAL((*r)[0].identity.resource, "https://api.example.com/users/:id");
   for (auto bad : {"/users/../admin", "/a/%2e%2e/b", "/a/%252e%252e/b", "relative", "/a b", "/x/https://evil"}) {
     item["extensions"].as_object()["bazaar"].as_object()["routeTemplate"] = bad;
     refused(item, "extensions.bazaar.routeTemplate");
@@ -369,39 +368,38 @@ CAF_TEST(a declaration lists 1 to 128 items with distinct identities) {
   array items;
   for (int i = 0; i < 128; ++i) items.push_back(test::valid_item(terms, "https://api.example.com/r" + std::to_string(i)));
   auto r = check(test::declaration_of(items));
-  CAF_CHECK(!r.error);
-  CAF_CHECK_EQUAL(r.items.size(), 128u);
+  CAF_CHECK(r.has_value());
+  CAF_CHECK_EQUAL(r->size(), 128u);
   items.push_back(test::valid_item(terms, "https://api.example.com/r128"));
   r = check(test::declaration_of(items));
-  CAF_REQUIRE(r.error);
-  CAF_CHECK_EQUAL(r.error->reason, "a provider may list at most 128 items");
-  CAF_CHECK(!r.error->item);
+  CAF_REQUIRE(!r);
+  CAF_CHECK_EQUAL(r.error().reason, "a provider may list at most 128 items");
+  CAF_CHECK(!r.error().item);
   r = check(test::declaration_of(array{}));
-  CAF_CHECK(r.error && r.error->field == "items");
+  CAF_CHECK(!r && r.error().field == "items");
   r = check(test::declaration_of(array{test::valid_item(terms), test::valid_item(terms, "https://WEATHER.example.com/v1/weather/")}));
-  CAF_REQUIRE(r.error);
-  CAF_CHECK(r.error->item == std::optional<std::size_t>{1});
-  CAF_CHECK_EQUAL(r.error->field, "resource");
+  CAF_REQUIRE(!r);
+  CAF_CHECK(r.error().item == std::optional<std::size_t>{1});
+  CAF_CHECK_EQUAL(r.error().field, "resource");
 }
 
 CAF_TEST(the first failing item refuses the whole declaration) {
   auto bad = with("serviceName", "");
   auto r = check(test::declaration_of(array{test::valid_item(terms, "https://a.example.com/1"), bad}));
-  CAF_REQUIRE(r.error);
-  CAF_CHECK(r.items.empty());
-  CAF_CHECK(r.error->item == std::optional<std::size_t>{1});
-  CAF_CHECK_EQUAL(r.error->message().substr(0, 21), "items[1].serviceName:");
+  CAF_REQUIRE(!r);
+  CAF_CHECK(r.error().item == std::optional<std::size_t>{1});
+  CAF_CHECK_EQUAL(r.error().message().substr(0, 21), "items[1].serviceName:");
 }
 
 CAF_TEST(the body is an object with items and nothing else) {
-  CAF_CHECK(check(test::json("[]")).error);
-  CAF_CHECK(check(test::json(R"({"items":{}})")).error);
+  CAF_CHECK(!check(test::json("[]")).has_value());
+  CAF_CHECK(!check(test::json(R"({"items":{}})")).has_value());
   auto r = check(test::json(R"({"items":[],"more":1})"));
-  CAF_REQUIRE(r.error);
-  CAF_CHECK_EQUAL(r.error->field, "more");
+  CAF_REQUIRE(!r);
+  CAF_CHECK_EQUAL(r.error().field, "more");
   r = check(test::json(R"({"items":[5]})"));
-  CAF_REQUIRE(r.error);
-  CAF_CHECK(r.error->item == std::optional<std::size_t>{0});
+  CAF_REQUIRE(!r);
+  CAF_CHECK(r.error().item == std::optional<std::size_t>{0});
 }
 
 CAF_TEST(text checks) {

@@ -239,8 +239,7 @@ CAF_TEST(a batch of settles is answered event by event in order) {
                         "https://thin.example.com/x"};
   const std::string payees[] = {pay_one, "uregtest1nobody", pay_one, pay_three};
   for (int i = 0; i < 4; ++i) {
-    rules::field_error error;
-    auto event = rules::derive_settlement(body(payees[i], urls[i]), error);
+    auto event = rules::derive_settlement(body(payees[i], urls[i]));
     CAF_REQUIRE(event.has_value());
     events.push_back(std::move(*event));
     answers.emplace_back([&got, i](catalog::settle_outcome o) {

@@ -7,6 +7,7 @@
 //
 // Not std::expected: libstdc++ 12 has it for g++ -std=c++23, but clang 14 (the sanitizer and
 // fuzzing builds) cannot compile that header.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +47,10 @@ struct error {
   errc code = errc::invalid_request;
   std::string field;   // the field or parameter at fault, for machines; empty when none is
   std::string reason;  // one sentence for people that names the field (never a key)
+  std::optional<std::size_t> item = std::nullopt;  // which item of a declaration, when one item broke a rule
+
+  /// One line for people and logs: "items[2].accepts[0].payTo: must be ...".
+  std::string message() const;
 };
 
 /// A value, or the error that kept it from being made.

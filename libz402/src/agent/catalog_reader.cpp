@@ -57,11 +57,10 @@ std::string failure_text(const http::fetch_error& e) {
 
 catalog_page parse_catalog_page(std::string_view body) {
   catalog_page page;
-  std::string why;
-  auto doc = wire::parse_for_display(body, max_json_depth, why);
+  auto doc = wire::parse_for_display(body, max_json_depth);
   auto* items = doc && doc->is_object() ? doc->get_object().if_contains("items") : nullptr;
   if (!items || !items->is_array()) {
-    page.error = "the answer is not a catalog page (malformed JSON" + (why.empty() ? std::string{")"} : ": " + why + ")");
+    page.error = "the answer is not a catalog page (malformed JSON" + (doc ? std::string{")"} : ": " + doc.error().reason + ")");
     return page;
   }
   page.entries = std::move(items->get_array());

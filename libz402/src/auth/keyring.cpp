@@ -91,11 +91,10 @@ std::filesystem::path keyring_path(const std::filesystem::path& data_dir) { retu
 keyring load_keyring(const std::filesystem::path& file) {
   auto text = config::read_file(file);
   if (!text) return {};
-  std::string error;
-  auto doc = wire::parse_strict(*text, 8, error);
+  auto doc = wire::parse_strict(*text, 8);
   keyring k;
   try {
-    if (!doc) throw std::runtime_error(error);
+    if (!doc) throw std::runtime_error(doc.error().reason);
     for (auto& v : doc->as_object().at("providers").as_array()) {
       auto& o = v.as_object();
       k.providers.push_back({o.at("name").as_string().c_str(), o.at("payTo").as_string().c_str(),

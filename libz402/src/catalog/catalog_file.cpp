@@ -51,7 +51,7 @@ std::string file_head() {
 /// written as one line is read whole by the caller). Throws on a bad item.
 bool read_lines(const std::filesystem::path& file, std::vector<item_record>& records) {
   std::ifstream in{file};
-  std::string line, error;
+  std::string line;
   if (!std::getline(in, line) || line != file_head()) return false;
   bool ended = false;
   while (std::getline(in, line)) {
@@ -61,8 +61,9 @@ bool read_lines(const std::filesystem::path& file, std::vector<item_record>& rec
       continue;
     }
     if (!line.empty() && line.back() == ',') line.pop_back();
-    auto item = wire::parse_strict(line, 64, error);
-    if (!item || !item->is_object()) throw std::runtime_error("item " + std::to_string(records.size()) + ": " + error);
+    auto item = wire::parse_strict(line, 64);
+    if (!item || !item->is_object())
+      throw std::runtime_error("item " + std::to_string(records.size()) + ": " + (item ? "not an object" : item.error().reason));
     records.push_back(record_from(*item));
   }
   if (!ended) throw std::runtime_error("the file ends before its items do");
@@ -104,9 +105,9 @@ catalog_load load_catalog(const std::filesystem::path& file, std::int64_t now_ms
       // A file written before that layout: one line, read whole.
       result.records.clear();
       auto text = config::read_file(file);
-      std::string error;
-      auto doc = text ? wire::parse_strict(*text, 64, error) : std::nullopt;
-      if (!doc) throw std::runtime_error(text ? error : "the file vanished");
+      if (!text) throw std::runtime_error("the file vanished");
+      auto doc = wire::parse_strict(*text, 64);
+      if (!doc) throw std::runtime_error(doc.error().reason);
       auto& root = doc->as_object();
       if (string_at(root, "format") != format_name || int_at(root, "version") != format_version)
         throw std::runtime_error("unknown format or version");

@@ -76,11 +76,10 @@ void engine::repeat_declaration(const std::string& name, std::string digest, wri
 }
 
 void engine::settle(boost::json::value body, settle_completion done) {
-  rules::field_error error;
-  auto event = rules::derive_settlement(std::move(body), error);
+  auto event = rules::derive_settlement(std::move(body));
   if (!event) {
     ctx_.stats->count_rejection(settle_rejection::invalid_body);
-    return done(settle_outcome::rejected(settle_rejection::invalid_body, error.field + ": " + error.reason));
+    return done(settle_outcome::rejected(settle_rejection::invalid_body, event.error().message()));
   }
   settle(std::move(*event), std::move(done));
 }

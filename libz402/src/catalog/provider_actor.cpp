@@ -211,14 +211,14 @@ counted_batch count_batch(const provider_state& st, const settle_batch& batch, s
         continue;
       } else {
         auto fields = rules::payment_only_fields(event, st.ctx.terms, st.ctx.allow_http_resources);
-        if (fields.error) {
-          out.outcomes[i] = settle_outcome::rejected(settle_rejection::invalid_echo, fields.error->field + ": " + fields.error->reason);
+        if (!fields) {
+          out.outcomes[i] = settle_outcome::rejected(settle_rejection::invalid_echo, fields.error().message());
           continue;
         }
         item_record r;
         r.provider = st.provider;
         r.identity = event.identity;
-        r.content = make_content(std::move(fields.fields), event.identity.selector);
+        r.content = make_content(*fields, event.identity.selector);
         r.declared = false;
         r.seq = st.ctx.next_seq->fetch_add(1);
         r.paid_day = wire::utc_day(now);

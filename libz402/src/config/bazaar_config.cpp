@@ -38,9 +38,8 @@ std::optional<std::string> apply_config_file(bazaar_config& cfg, const std::file
     return e.what();
   }
   if (!text) return "cannot read " + file.string();
-  std::string error;
-  auto doc = wire::parse_strict(*text, 16, error);
-  if (!doc || !doc->is_object()) return file.string() + ": " + (doc ? "must hold a JSON object" : error);
+  auto doc = wire::parse_strict(*text, 16);
+  if (!doc || !doc->is_object()) return file.string() + ": " + (doc ? "must hold a JSON object" : doc.error().reason);
   static const std::set<std::string_view> known{"listen", "terms", "allowHttpResources", "ioThreads",
                                                 "actorThreads", "accessLog", "metrics", "tls", "connections",
                                                 "limits"};
@@ -52,8 +51,8 @@ std::optional<std::string> apply_config_file(bazaar_config& cfg, const std::file
       if (!v.is_string()) return "listen must be a string HOST:PORT";
       if (auto e = set_listen(cfg, v.as_string())) return e;
     } else if (name == "terms") {
-      auto terms = terms_from_json(v, cfg.terms, error);
-      if (!terms) return error;
+      auto terms = terms_from_json(v, cfg.terms);
+      if (!terms) return terms.error().reason;
       cfg.terms = std::move(*terms);
     } else if (name == "allowHttpResources" || name == "accessLog" || name == "metrics") {
       if (!v.is_bool()) return name + " must be true or false";

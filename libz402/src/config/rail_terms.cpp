@@ -41,18 +41,20 @@ boost::json::object accepts_entry(const rail_terms& t, std::string_view pay_to, 
           {"extra", t.extra}};
 }
 
-std::optional<rail_terms> terms_from_json(const boost::json::value& v, rail_terms base, std::string& error) {
+expected<rail_terms> terms_from_json(const boost::json::value& v, rail_terms base) {
+  auto refused = [](std::string field, std::string reason) { return error{errc::invalid_request, std::move(field), std::move(reason)}; };
   auto* obj = v.if_object();
-  if (!obj) { error = "terms must be an object"; return std::nullopt; }
+  if (!obj) return refused("terms", "terms must be an object");
   for (auto [name, target] : {std::pair{"scheme", &base.scheme}, std::pair{"network", &base.network},
                               std::pair{"asset", &base.asset}}) {
     if (auto* f = obj->if_contains(name)) {
-      if (!f->is_string() || f->as_string().empty()) { error = std::string{"terms."} + name + " must be a non-empty string"; return std::nullopt; }
+      if (!f->is_string() || f->as_string().empty())
+        return refused(std::string{"terms."} + name, std::string{"terms."} + name + " must be a non-empty string");
       *target = f->as_string().c_str();
     }
   }
   if (auto* f = obj->if_contains("extra")) {
-    if (!f->is_object()) { error = "terms.extra must be an object"; return std::nullopt; }
+    if (!f->is_object()) return refused("terms.extra", "terms.extra must be an object");
     base.extra = f->as_object();
   }
   if (!base.extra.contains("termsVersion")) base.extra["termsVersion"] = derive_terms_version(base);

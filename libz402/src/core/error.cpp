@@ -50,4 +50,10 @@ unsigned http_status(errc code) {
   return 503;
 }
 
+std::string error::message() const {
+  std::string where = item ? "items[" + std::to_string(*item) + "]" : std::string{};
+  if (!field.empty()) where += where.empty() ? field : "." + field;
+  return where.empty() ? reason : where + ": " + reason;
+}
+
 }  // namespace z402

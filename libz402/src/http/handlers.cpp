@@ -217,21 +217,21 @@ response declared_response(app_state& app, const catalog::write_outcome& outcome
 void check_and_declare(app_state& app, const std::string& body, const auth::provider_record& provider, std::string digest,
                        write_slot::held slot, std::function<void(response)> reply) {
   auto answer = [reply, slot = std::move(slot)](response res) { reply(std::move(res)); };
-  std::string error;
-  auto doc = wire::parse_strict(body, max_body_depth, error);
+  auto doc = wire::parse_strict(body, max_body_depth);
   if (!doc) {
     app.declarations.refused[rules::rule_family_of("", false)].add();
-    return answer(invalid_request(error, std::nullopt, "", error));
+    return answer(invalid_request(doc.error().reason, std::nullopt, "", doc.error().reason));
   }
   auto& limits = app.engine.context().limits;
   auto checked = rules::validate_declaration(
       *doc, rules::declaration_context{app.engine.context().terms, provider.pay_to, app.engine.context().allow_http_resources,
                                        limits.max_items_per_provider});
-  if (checked.error) {
-    app.declarations.refused[rules::rule_family_of(checked.error->field, checked.error->item.has_value())].add();
-    return answer(invalid_request(checked.error->message(), checked.error->item, checked.error->field, checked.error->reason));
+  if (!checked) {
+    auto& e = checked.error();
+    app.declarations.refused[rules::rule_family_of(e.field, e.item.has_value())].add();
+    return answer(invalid_request(e.message(), e.item, e.field, e.reason));
   }
-  app.engine.declare(provider.name, catalog::make_declare_command(std::move(checked.items), std::move(digest)),
+  app.engine.declare(provider.name, catalog::make_declare_command(std::move(*checked), std::move(digest)),
                      catalog::write_completion{[&app, answer](catalog::write_outcome o) { answer(declared_response(app, o)); },
                                                catalog::write_outcome::unavailable("the catalog is shutting down")});
 }
@@ -264,15 +264,14 @@ void handle_declaration(app_state& app, request& req, const auth::provider_recor
 
 void handle_delisting(app_state& app, const request& req, const auth::provider_record& provider,
                       std::function<void(response)> reply) {
-  std::string error;
-  auto doc = wire::parse_strict(req.body(), max_body_depth, error);
-  if (!doc) return reply(invalid_request(error, std::nullopt, "", error));
+  auto doc = wire::parse_strict(req.body(), max_body_depth);
+  if (!doc) return reply(invalid_request(doc.error().reason, std::nullopt, "", doc.error().reason));
   auto named = rules::read_delisting(*doc, app.engine.context().limits.max_items_per_provider);
-  if (named.error) return reply(invalid_request(named.error->message(), named.error->item, named.error->field, named.error->reason));
+  if (!named) return reply(invalid_request(named.error().message(), named.error().item, named.error().field, named.error().reason));
   auto slot = write_slot::admit(app);
   if (!slot) return reply(overloaded());
-  catalog::delist_command cmd{named.all, {}};
-  for (auto& id : named.items) cmd.keys.push_back(id.key());
+  catalog::delist_command cmd{named->all, {}};
+  for (auto& id : named->items) cmd.keys.push_back(id.key());
   app.engine.delist(provider.name, std::move(cmd),
                     catalog::write_completion{[slot, reply](catalog::write_outcome o) {
                                                 if (o.state != catalog::write_outcome::status::ok)
@@ -283,12 +282,10 @@ void handle_delisting(app_state& app, const request& req, const auth::provider_r
 }
 
 void handle_settlement(app_state& app, const request& req, std::function<void(response)> reply) {
-  std::string error;
-  auto body = wire::parse_strict(req.body(), max_body_depth, error);
-  if (!body) return reply(invalid_request(error, std::nullopt, "", error));
-  rules::field_error invalid;
-  auto event = rules::derive_settlement(std::move(*body), invalid);
-  if (!event) return reply(invalid_request(invalid.field + ": " + invalid.reason, std::nullopt, invalid.field, invalid.reason));
+  auto body = wire::parse_strict(req.body(), max_body_depth);
+  if (!body) return reply(invalid_request(body.error().reason, std::nullopt, "", body.error().reason));
+  auto event = rules::derive_settlement(std::move(*body));
+  if (!event) return reply(invalid_request(event.error().message(), std::nullopt, event.error().field, event.error().reason));
   // No admission control here: a valid settle event never gets a 5xx (catalog.md §3). What is
   // in flight is bounded all the same, by the connections and their pipeline limit.
   auto done = [reply](catalog::settle_outcome outcome) {

@@ -32,8 +32,7 @@ std::string printable(std::string text, const std::string& key) {
 
 std::string refusal(const http::client_response& res) {
   std::string why = std::to_string(res.result_int());
-  std::string error;
-  auto body = wire::parse_strict(res.body(), 16, error);
+  auto body = wire::parse_strict(res.body(), 16);
   if (body && body->is_object()) {
     auto& o = body->get_object();
     if (auto code = wire::find_string(o, "error")) why += " " + std::string{*code};
@@ -71,7 +70,8 @@ std::set<std::string> served_keys(const paid_service& service) {
   auto checked = rules::validate_declaration(service.declaration(),
                                              rules::declaration_context{id.terms, id.pay_to, true, 1u << 16});
   std::set<std::string> keys;
-  for (auto& item : checked.items) keys.insert(item.identity.key());
+  if (checked)
+    for (auto& item : *checked) keys.insert(item.identity.key());
   return keys;
 }
 
@@ -111,8 +111,7 @@ std::string prune(const catalog_link_options& link, const paid_service& service,
   if (auto* failed = std::get_if<std::string>(&result)) return *failed;
   auto& res = std::get<http::client_response>(result);
   if (res.result_int() != 200) return "the catalog's list answered " + std::to_string(res.result_int());
-  std::string error;
-  auto page = wire::parse_strict(res.body(), 64, error);
+  auto page = wire::parse_strict(res.body(), 64);
   auto* items = page && page->is_object() ? page->get_object().if_contains("items") : nullptr;
   if (!items || !items->is_array()) return "the catalog's list is not a catalog page";
   auto own = origin_of(service.identity().public_url);
@@ -203,8 +202,7 @@ std::string post_to_catalog(const catalog_link_options& link, std::string_view p
   auto& res = std::get<http::client_response>(result);
   if (res.result_int() != 200) return "refused by the catalog: " + printable(refusal(res), link.key);
   // A settle report is answered 200 either way; its bazaar status says whether it counted.
-  std::string error;
-  auto answer = wire::parse_strict(res.body(), 16, error);
+  auto answer = wire::parse_strict(res.body(), 16);
   auto bazaar = answer && answer->is_object() ? answer->get_object().if_contains("bazaar") : nullptr;
   if (bazaar && bazaar->is_object()) {
     auto status = wire::find_string(bazaar->get_object(), "status");

@@ -43,8 +43,7 @@ std::string dev_payment_header(std::string_view secret, const json::object& requ
 payment_verdict dev_verifier::verify(std::string_view header, const json::object& required) {
   auto text = wire::base64_decode(header);
   if (!text) return refuse("PAYMENT-SIGNATURE is not base64");
-  std::string error;
-  auto parsed = wire::parse_strict(*text, max_payload_depth, error);
+  auto parsed = wire::parse_strict(*text, max_payload_depth);
   if (!parsed || !parsed->is_object()) return refuse("PAYMENT-SIGNATURE is not a JSON PaymentPayload");
   auto& payload = parsed->get_object();
   auto version = payload.if_contains("x402Version");

@@ -50,9 +50,8 @@ server::server(server_info info, std::vector<tool> tools, tool_call call)
 }
 
 server::outcome server::handle(std::string_view message) const {
-  std::string why;
-  auto doc = wire::parse_strict(message, max_message_depth, why);
-  if (!doc) return {error_response(nullptr, {rpc_code::parse_error, "not JSON: " + why, {}}), true};
+  auto doc = wire::parse_strict(message, max_message_depth);
+  if (!doc) return {error_response(nullptr, {rpc_code::parse_error, "not JSON: " + doc.error().reason, {}}), true};
   if (doc->is_array())
     return {error_response(nullptr, {rpc_code::invalid_request, "batches are not accepted: send one message per request", {}}),
             true};

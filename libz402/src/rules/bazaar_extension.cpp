@@ -50,20 +50,20 @@ std::optional<std::string> unsafe_schema_keyword(const boost::json::value& v, co
   return std::nullopt;
 }
 
-std::optional<field_error> check_example(const boost::json::object& parent, const std::string& path) {
+std::optional<error> check_example(const boost::json::object& parent, const std::string& path) {
   if (auto* ex = parent.if_contains("example"); ex && boost::json::serialize(*ex).size() > max_example_bytes)
-    return field_error{path + ".example", "may serialise to at most " + std::to_string(max_example_bytes) + " bytes"};
+    return refused(path + ".example", "may serialise to at most " + std::to_string(max_example_bytes) + " bytes");
   return std::nullopt;
 }
 
-std::optional<field_error> check_against_schema(const boost::json::value& schema_json, const boost::json::value& info) {
+std::optional<error> check_against_schema(const boost::json::value& schema_json, const boost::json::value& info) {
   valijson::Schema schema;
   try {
     valijson::SchemaParser parser{valijson::SchemaParser::kDraft7};
     valijson::adapters::BoostJsonAdapter adapter{schema_json};
     parser.populateSchema(adapter, schema);
   } catch (const std::exception& e) {
-    return field_error{prefix + ".schema", std::string{"is not a valid JSON Schema: "} + e.what()};
+    return refused(prefix + ".schema", std::string{"is not a valid JSON Schema: "} + e.what());
   }
   valijson::Validator validator;
   valijson::ValidationResults results;
@@ -72,7 +72,7 @@ std::optional<field_error> check_against_schema(const boost::json::value& schema
   try {
     valid = validator.validate(schema, target, &results);
   } catch (const std::exception& e) {
-    return field_error{prefix + ".info", std::string{"could not be checked against the schema: "} + e.what()};
+    return refused(prefix + ".info", std::string{"could not be checked against the schema: "} + e.what());
   }
   if (valid) return std::nullopt;
   valijson::ValidationResults::Error first;
@@ -88,69 +88,69 @@ std::optional<field_error> check_against_schema(const boost::json::value& schema
     }
     why += ": " + first.description;
   }
-  return field_error{where, why};
+  return refused(where, why);
 }
 
-std::optional<field_error> check_http_input(const boost::json::object& input, bazaar_facts& facts) {
+std::optional<error> check_http_input(const boost::json::object& input, bazaar_facts& facts) {
   const std::string path = prefix + ".info.input";
   facts.method = "GET";
   if (auto* m = input.if_contains("method")) {
     auto* s = m->if_string();
     if (!s || !one_of(*s, {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"}))
-      return field_error{path + ".method", "must be one of GET, POST, PUT, PATCH, DELETE, HEAD"};
+      return refused(path + ".method", "must be one of GET, POST, PUT, PATCH, DELETE, HEAD");
     facts.method = s->c_str();
   }
   if (auto* b = input.if_contains("bodyType")) {
     auto* s = b->if_string();
     if (!s || !one_of(*s, {"json", "form-data", "text"}))
-      return field_error{path + ".bodyType", "must be one of json, form-data, text"};
+      return refused(path + ".bodyType", "must be one of json, form-data, text");
     if (!one_of(facts.method, {"POST", "PUT", "PATCH"}))
-      return field_error{path + ".bodyType", "needs a body method (POST, PUT or PATCH), not " + facts.method};
+      return refused(path + ".bodyType", "needs a body method (POST, PUT or PATCH), not " + facts.method);
   }
   return std::nullopt;
 }
 
-std::optional<field_error> check_mcp_input(const boost::json::object& input, bazaar_facts& facts) {
+std::optional<error> check_mcp_input(const boost::json::object& input, bazaar_facts& facts) {
   const std::string path = prefix + ".info.input";
   auto* tool = wire::find_string(input, "toolName");
   if (!tool || !is_printable_ascii(*tool, 128))
-    return field_error{path + ".toolName", "is required: 1-128 printable ASCII characters"};
+    return refused(path + ".toolName", "is required: 1-128 printable ASCII characters");
   facts.tool_name = tool->c_str();
   auto* schema = input.if_contains("inputSchema");
-  if (!schema || !schema->is_object()) return field_error{path + ".inputSchema", "is required and must be an object"};
+  if (!schema || !schema->is_object()) return refused(path + ".inputSchema", "is required and must be an object");
   if (auto* t = input.if_contains("transport")) {
     auto* s = t->if_string();
     if (!s || !one_of(*s, {"streamable-http", "sse"}))
-      return field_error{path + ".transport", "must be streamable-http or sse"};
+      return refused(path + ".transport", "must be streamable-http or sse");
   }
   return check_example(input, path);
 }
 
 }  // namespace
 
-std::optional<field_error> check_bazaar_extension(const boost::json::value& bazaar, route_template_policy policy,
+std::optional<error> check_bazaar_extension(const boost::json::value& bazaar, route_template_policy policy,
                                                   bazaar_facts& facts) {
   auto* obj = bazaar.if_object();
-  if (!obj) return field_error{prefix, "must be an object"};
+  if (!obj) return refused(prefix, "must be an object");
   for (auto& kv : *obj)
     if (!one_of(kv.key(), {"info", "schema", "routeTemplate"}))
-      return field_error{prefix + "." + std::string{kv.key()}, "is not a field of the bazaar extension"};
+      return refused(prefix + "." + std::string{kv.key()}, "is not a field of the bazaar extension");
   if (wire::json_depth(bazaar) > max_bazaar_depth)
-    return field_error{prefix, "nests deeper than " + std::to_string(max_bazaar_depth) + " levels"};
+    return refused(prefix, "nests deeper than " + std::to_string(max_bazaar_depth) + " levels");
   auto* info = obj->if_contains("info");
-  if (!info || !info->is_object()) return field_error{prefix + ".info", "is required and must be an object"};
+  if (!info || !info->is_object()) return refused(prefix + ".info", "is required and must be an object");
   auto* schema = obj->if_contains("schema");
-  if (!schema || !schema->is_object()) return field_error{prefix + ".schema", "is required and must be an object"};
+  if (!schema || !schema->is_object()) return refused(prefix + ".schema", "is required and must be an object");
   if (boost::json::serialize(*schema).size() > max_schema_bytes)
-    return field_error{prefix + ".schema", "may serialise to at most " + std::to_string(max_schema_bytes) + " bytes"};
+    return refused(prefix + ".schema", "may serialise to at most " + std::to_string(max_schema_bytes) + " bytes");
   if (auto bad = unsafe_schema_keyword(*schema, prefix + ".schema")) {
     auto colon = bad->find(": ");
-    return field_error{bad->substr(0, colon), bad->substr(colon + 2)};
+    return refused(bad->substr(0, colon), bad->substr(colon + 2));
   }
   auto* input = info->as_object().if_contains("input");
-  if (!input || !input->is_object()) return field_error{prefix + ".info.input", "is required and must be an object"};
+  if (!input || !input->is_object()) return refused(prefix + ".info.input", "is required and must be an object");
   auto* type = wire::find_string(input->as_object(), "type");
-  if (!type || !one_of(*type, {"http", "mcp"})) return field_error{prefix + ".info.input.type", "must be http or mcp"};
+  if (!type || !one_of(*type, {"http", "mcp"})) return refused(prefix + ".info.input.type", "must be http or mcp");
   facts.input_type = type->c_str();
   if (auto* output = info->as_object().if_contains("output"); output && output->is_object())
     if (auto e = check_example(output->as_object(), prefix + ".info.output")) return e;
@@ -164,8 +164,8 @@ std::optional<field_error> check_bazaar_extension(const boost::json::value& baza
     if (s && is_valid_route_template(*s)) {
       facts.route_template = std::string{s->c_str()};
     } else if (policy == route_template_policy::refuse_invalid) {
-      return field_error{prefix + ".routeTemplate",
-                         "must match ^/[a-zA-Z0-9_/:.\\-~%]+$ and contain neither '..' nor '://' once percent-decoded"};
+      return refused(prefix + ".routeTemplate",
+                         "must match ^/[a-zA-Z0-9_/:.\\-~%]+$ and contain neither '..' nor '://' once percent-decoded");
     }
   }
   return std::nullopt;

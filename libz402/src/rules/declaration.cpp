@@ -13,7 +13,7 @@ namespace {
 // The optional DiscoveryResource fields, in the order they are stored and served.
 struct optional_field {
   const char* name;
-  std::optional<field_error> (*check)(const boost::json::value&);
+  std::optional<error> (*check)(const boost::json::value&);
 };
 constexpr optional_field optional_fields[] = {
     {"description", check_description}, {"mimeType", check_mime_type}, {"serviceName", check_service_name},
@@ -29,51 +29,51 @@ bool is_known_item_field(std::string_view key) {
 }
 
 /// An item without a bazaar extension: an HTTP route is a GET; an MCP item has no tool name.
-std::optional<field_error> without_bazaar(const std::string& type, bazaar_facts& facts) {
-  if (type == "mcp") return field_error{"extensions.bazaar", "is required for an MCP item (it names the tool)"};
+std::optional<error> without_bazaar(const std::string& type, bazaar_facts& facts) {
+  if (type == "mcp") return refused("extensions.bazaar", "is required for an MCP item (it names the tool)");
   facts.method = "GET";
   return std::nullopt;
 }
 
-std::optional<field_error> check_extensions(const boost::json::value* v, const std::string& type,
+std::optional<error> check_extensions(const boost::json::value* v, const std::string& type,
                                             bazaar_facts& facts) {
   if (!v) return without_bazaar(type, facts);
   auto* obj = v->if_object();
-  if (!obj) return field_error{"extensions", "must be an object"};
+  if (!obj) return refused("extensions", "must be an object");
   for (auto& kv : *obj)
     if (kv.key() != "bazaar" && kv.key() != "z402")
-      return field_error{"extensions." + std::string{kv.key()}, "is not an extension the catalog lists (bazaar, z402)"};
+      return refused("extensions." + std::string{kv.key()}, "is not an extension the catalog lists (bazaar, z402)");
   if (auto* z = obj->if_contains("z402"))
     if (auto e = check_z402_extension(*z)) return e;
   auto* bazaar = obj->if_contains("bazaar");
   if (!bazaar) return without_bazaar(type, facts);
   if (auto e = check_bazaar_extension(*bazaar, route_template_policy::refuse_invalid, facts)) return e;
   if (facts.input_type != type)
-    return field_error{"extensions.bazaar.info.input.type", "must equal the item's type \"" + type + "\""};
+    return refused("extensions.bazaar.info.input.type", "must equal the item's type \"" + type + "\"");
   return std::nullopt;
 }
 
-std::optional<field_error> check_item(const boost::json::value& v, const declaration_context& ctx,
+std::optional<error> check_item(const boost::json::value& v, const declaration_context& ctx,
                                       declared_item& out) {
   auto* obj = v.if_object();
-  if (!obj) return field_error{"", "must be an object"};
+  if (!obj) return refused("", "must be an object");
   for (auto& kv : *obj)
-    if (!is_known_item_field(kv.key())) return field_error{std::string{kv.key()}, "is not a field of a declared item"};
+    if (!is_known_item_field(kv.key())) return refused(std::string{kv.key()}, "is not a field of a declared item");
   auto* resource = obj->if_contains("resource");
-  if (!resource) return field_error{"resource", "is required"};
+  if (!resource) return refused("resource", "is required");
   wire::url_parts url;
   if (auto e = check_resource(*resource, ctx.allow_http_resources, url)) return e;
   auto* type = obj->if_contains("type");
   if (!type || !type->is_string() || (type->as_string() != "http" && type->as_string() != "mcp"))
-    return field_error{"type", "must be http or mcp"};
+    return refused("type", "must be http or mcp");
   std::string item_type{type->as_string().c_str()};
   auto* version = obj->if_contains("x402Version");
   if (!version || !((version->is_int64() && version->as_int64() == 2) || (version->is_uint64() && version->as_uint64() == 2)))
-    return field_error{"x402Version", "must be 2"};
+    return refused("x402Version", "must be 2");
   auto* accepts = obj->if_contains("accepts");
   if (!accepts || !accepts->is_array() || accepts->as_array().size() < min_accepts ||
       accepts->as_array().size() > max_accepts)
-    return field_error{"accepts", "must be an array of " + std::to_string(min_accepts) + " to " + std::to_string(max_accepts) + " entries"};
+    return refused("accepts", "must be an array of " + std::to_string(min_accepts) + " to " + std::to_string(max_accepts) + " entries");
   for (std::size_t i = 0; i < accepts->as_array().size(); ++i)
     if (auto e = check_accepts_entry(accepts->as_array()[i], "accepts[" + std::to_string(i) + "]", ctx.terms, ctx.pay_to))
       return e;
@@ -92,18 +92,17 @@ std::optional<field_error> check_item(const boost::json::value& v, const declara
   }
   if (extensions) out.fields["extensions"] = *extensions;
   if (boost::json::serialize(out.fields).size() > max_item_bytes)
-    return field_error{"", "may serialise to at most " + std::to_string(max_item_bytes) + " bytes"};
+    return refused("", "may serialise to at most " + std::to_string(max_item_bytes) + " bytes");
   return std::nullopt;
 }
 
 }  // namespace
 
-declaration_result validate_declaration(const boost::json::value& body, const declaration_context& ctx) {
-  declaration_result result;
-  auto fail = [&](std::optional<std::size_t> item, std::string field, std::string reason) {
-    result.items.clear();
-    result.error = rule_error{item, std::move(field), std::move(reason)};
-    return result;
+expected<std::vector<declared_item>> validate_declaration(const boost::json::value& body, const declaration_context& ctx) {
+  auto fail = [](std::optional<std::size_t> item, std::string field, std::string reason) {
+    auto e = refused(std::move(field), std::move(reason));
+    e.item = item;
+    return e;
   };
   auto* obj = body.if_object();
   if (!obj) return fail(std::nullopt, "", "the body must be a JSON object {\"items\":[...]}");
@@ -116,7 +115,8 @@ declaration_result validate_declaration(const boost::json::value& body, const de
   if (arr.size() > ctx.max_items)
     return fail(std::nullopt, "items", "a provider may list at most " + std::to_string(ctx.max_items) + " items");
   std::map<std::string, std::size_t> first_index;
-  result.items.reserve(arr.size());
+  std::vector<declared_item> checked;
+  checked.reserve(arr.size());
   for (std::size_t i = 0; i < arr.size(); ++i) {
     declared_item item;
     if (auto e = check_item(arr[i], ctx, item)) return fail(i, e->field, e->reason);
@@ -124,9 +124,9 @@ declaration_result validate_declaration(const boost::json::value& body, const de
     if (!fresh)
       return fail(i, "resource", "has the same identity (type, canonical resource, method or toolName) as item " +
                                      std::to_string(it->second));
-    result.items.push_back(std::move(item));
+    checked.push_back(std::move(item));
   }
-  return result;
+  return checked;
 }
 
 }  // namespace z402::rules

@@ -38,7 +38,7 @@ const boost::json::object* object_at(const boost::json::object& o, std::string_v
 }
 
 // The item a payment names: HTTP by method (GET by default), MCP by toolName.
-std::optional<field_error> identify(const boost::json::object* input, const std::string& input_path,
+std::optional<error> identify(const boost::json::object* input, const std::string& input_path,
                                     std::string& type, std::string& selector) {
   type = "http";
   selector = "GET";
@@ -46,7 +46,7 @@ std::optional<field_error> identify(const boost::json::object* input, const std:
   if (auto* t = wire::find_string(*input, "type"); t && *t == "mcp") {
     auto* tool = wire::find_string(*input, "toolName");
     if (!tool || !is_printable_ascii(*tool, 128))
-      return field_error{input_path + ".toolName", "must name the MCP tool: 1-128 printable ASCII characters"};
+      return refused(input_path + ".toolName", "must name the MCP tool: 1-128 printable ASCII characters");
     type = "mcp";
     selector = tool->c_str();
     return std::nullopt;
@@ -55,7 +55,7 @@ std::optional<field_error> identify(const boost::json::object* input, const std:
     auto* s = m->if_string();
     static constexpr std::string_view methods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"};
     if (!s || std::find(std::begin(methods), std::end(methods), std::string_view{*s}) == std::end(methods))
-      return field_error{input_path + ".method", "must be one of GET, POST, PUT, PATCH, DELETE, HEAD"};
+      return refused(input_path + ".method", "must be one of GET, POST, PUT, PATCH, DELETE, HEAD");
     selector = s->c_str();
   }
   return std::nullopt;
@@ -75,11 +75,8 @@ struct echo_view {
   std::optional<std::string_view> route_template;  // only a valid one
 };
 
-std::optional<echo_view> read_echo(const boost::json::value& body, field_error& error) {
-  auto fail = [&](std::string field, std::string reason) {
-    error = {std::move(field), std::move(reason)};
-    return std::nullopt;
-  };
+expected<echo_view> read_echo(const boost::json::value& body) {
+  auto fail = [](std::string field, std::string reason) { return refused(std::move(field), std::move(reason)); };
   echo_view e;
   auto* root = body.if_object();
   if (!root) return fail("", "the body must be a JSON object");
@@ -136,24 +133,16 @@ std::string normalise_network(std::string_view network) {
   return std::string{network};
 }
 
-std::optional<settlement> derive_settlement(boost::json::value body, field_error& error) {
-  auto echo = read_echo(body, error);
-  if (!echo) return std::nullopt;
-  if (echo->url->size() > max_url_bytes) {
-    error = {echo->url_field, "may be at most " + std::to_string(max_url_bytes) + " bytes"};
-    return std::nullopt;
-  }
+expected<settlement> derive_settlement(boost::json::value body) {
+  auto echo = read_echo(body);
+  if (!echo) return echo.error();
+  if (echo->url->size() > max_url_bytes)
+    return refused(echo->url_field, "may be at most " + std::to_string(max_url_bytes) + " bytes");
   std::string reason;
   auto parts = wire::parse_absolute_url(*echo->url, reason);
-  if (!parts) {
-    error = {echo->url_field, reason};
-    return std::nullopt;
-  }
+  if (!parts) return refused(echo->url_field, reason);
   std::string type, selector;
-  if (auto e = identify(echo->input, echo->input_path, type, selector)) {
-    error = *e;
-    return std::nullopt;
-  }
+  if (auto e = identify(echo->input, echo->input_path, type, selector)) return *e;
   settlement s;
   s.pay_to = echo->pay_to->c_str();
   s.identity = {type, wire::canonical_resource(*parts, echo->route_template), selector};
@@ -166,28 +155,22 @@ std::optional<settlement> derive_settlement(boost::json::value body, field_error
 
 namespace z402::rules {
 
-payment_item payment_only_fields(const settlement& s, const config::rail_terms& terms, bool allow_http) {
-  payment_item out;
-  auto fail = [&](std::string field, std::string reason) {
-    out.fields.clear();
-    out.error = field_error{std::move(field), std::move(reason)};
-    return out;
-  };
-  field_error unreadable;
-  auto echo = read_echo(*s.body, unreadable);
-  if (!echo) return fail(unreadable.field, unreadable.reason);
+expected<boost::json::object> payment_only_fields(const settlement& s, const config::rail_terms& terms, bool allow_http) {
+  auto fail = [](std::string field, std::string reason) { return refused(std::move(field), std::move(reason)); };
+  auto echo = read_echo(*s.body);
+  if (!echo) return echo.error();
   wire::url_parts url;
   if (auto e = check_resource(*echo->url, allow_http, url)) return fail(echo->url_field, e->reason);
   auto requirements = requirements_v2(*echo);
   if (auto e = check_accepts_entry(requirements, "paymentRequirements", terms, s.pay_to)) return fail(e->field, e->reason);
-  out.fields = {{"resource", s.identity.resource},
-                {"type", s.identity.type},
-                {"x402Version", 2},
-                {"accepts", boost::json::array{std::move(requirements)}}};
+  boost::json::object fields{{"resource", s.identity.resource},
+                             {"type", s.identity.type},
+                             {"x402Version", 2},
+                             {"accepts", boost::json::array{std::move(requirements)}}};
   if (echo->mime_type) {
     if (auto e = check_mime_type(*echo->mime_type))
       return fail(echo->version == 2 ? "paymentPayload.resource.mimeType" : "paymentRequirements.mimeType", e->reason);
-    out.fields["mimeType"] = *echo->mime_type;
+    fields["mimeType"] = *echo->mime_type;
   }
   if (echo->bazaar) {
     bazaar_facts facts;
@@ -195,13 +178,13 @@ payment_item payment_only_fields(const settlement& s, const config::rail_terms& 
       return fail("paymentPayload." + e->field, e->reason);
     if (facts.input_type != s.identity.type)
       return fail("paymentPayload.extensions.bazaar.info.input.type", "must be " + s.identity.type);
-    out.fields["extensions"] = boost::json::object{{"bazaar", *echo->bazaar}};
+    fields["extensions"] = boost::json::object{{"bazaar", *echo->bazaar}};
   } else if (s.identity.type == "mcp") {
     return fail("paymentPayload.extensions.bazaar", "is required to list an MCP tool");
   }
-  if (boost::json::serialize(out.fields).size() > max_item_bytes)
+  if (boost::json::serialize(fields).size() > max_item_bytes)
     return fail("paymentPayload", "the listed item would serialise to more than " + std::to_string(max_item_bytes) + " bytes");
-  return out;
+  return fields;
 }
 
 }  // namespace z402::rules

@@ -46,15 +46,15 @@ std::string text_of(const json::object& o, std::string_view key) {
 /// The PaymentRequired of an answer: x402 v2's PAYMENT-REQUIRED header, or a v1 JSON body
 /// (normalised to the v2 shape: resource object, amount for maxAmountRequired).
 std::optional<json::object> payment_required_of(const http::client_response& res, std::string& how) {
-  std::string error;
   if (auto h = res.find("PAYMENT-REQUIRED"); h != res.end()) {
     auto decoded = wire::base64_decode({h->value().data(), h->value().size()});
-    auto doc = decoded ? wire::parse_strict(*decoded, max_depth, error) : std::nullopt;
+    if (!decoded) return std::nullopt;
+    auto doc = wire::parse_strict(*decoded, max_depth);
     if (!doc || !doc->is_object()) return std::nullopt;
     how = "PAYMENT-REQUIRED header (x402 v2)";
     return doc->as_object();
   }
-  auto doc = wire::parse_strict(res.body(), max_depth, error);
+  auto doc = wire::parse_strict(res.body(), max_depth);
   if (!doc || !doc->is_object()) return std::nullopt;
   auto& v1 = doc->as_object();
   auto* accepts = v1.if_contains("accepts");
@@ -130,12 +130,15 @@ check_report check_route(http::client& client, const check_request& req, std::in
     r.report.exit_code = 3;
     return std::move(r.report);
   }
-  std::string error;
   auto& terms_res = std::get<http::client_response>(terms_answer);
-  auto terms_doc = terms_res.result_int() == 200 ? wire::parse_strict(terms_res.body(), 16, error) : std::nullopt;
-  auto terms = terms_doc ? config::terms_from_json(*terms_doc, config::default_rail_terms(), error) : std::nullopt;
+  expected<config::rail_terms> terms = error{errc::unavailable, "", ""};
+  if (terms_res.result_int() == 200) {
+    auto doc = wire::parse_strict(terms_res.body(), 16);
+    terms = doc ? config::terms_from_json(*doc, config::default_rail_terms()) : doc.error();
+  }
   if (!terms) {
-    r.add("the catalog's terms", false, "GET /discovery/terms answered " + std::to_string(terms_res.result_int()) + " " + error,
+    r.add("the catalog's terms", false,
+          "GET /discovery/terms answered " + std::to_string(terms_res.result_int()) + " " + terms.error().reason,
           "is --discovery a z402 Bazaar?");
     r.report.exit_code = 3;
     return std::move(r.report);
@@ -178,12 +181,13 @@ check_report check_route(http::client& client, const check_request& req, std::in
   auto built = kit::declared_item(*required);
   auto checked = rules::validate_declaration(json::object{{"items", json::array{built}}},
                                              rules::declaration_context{*terms, pay_to, true, 1});
-  if (checked.error) {
-    r.add("the catalog's rules", false, checked.error->field + ": " + checked.error->reason,
-          "a declaration of this route is refused for it: change what the 402 says for " + checked.error->field);
+  if (!checked) {
+    auto& e = checked.error();
+    r.add("the catalog's rules", false, e.field + ": " + e.reason,
+          "a declaration of this route is refused for it: change what the 402 says for " + e.field);
     return std::move(r.report);
   }
-  auto& identity = checked.items.front().identity;
+  auto& identity = checked->front().identity;
   r.add("the catalog's rules", true, "a declaration of " + identity.selector + " " + identity.resource + " passes every rule");
   if (identity.resource.starts_with("http://"))
     r.add("resource scheme", true, "plain http: listed only by catalogs that allow http resources (local development)");
@@ -203,7 +207,8 @@ check_report check_route(http::client& client, const check_request& req, std::in
           "declare it (POST /discovery/declarations with your provider key; the kit does at start and every 30 s)");
     return std::move(r.report);
   }
-  auto listing = found.result_int() == 200 ? wire::parse_strict(found.body(), max_depth, error) : std::nullopt;
+  auto listing = found.result_int() == 200 ? wire::parse_strict(found.body(), max_depth)
+                                           : expected<boost::json::value>{error{errc::not_found, "", ""}};
   auto* resources = listing && listing->is_object() ? listing->as_object().if_contains("resources") : nullptr;
   if (!resources || !resources->is_array()) {
     r.add("listed", false, "GET /discovery/resource answered " + std::to_string(found.result_int()));

@@ -68,39 +68,34 @@ struct duplicate_key_finder {
   bool on_comment(boost::json::string_view, boost::system::error_code&) { return true; }
 };
 
+error invalid(std::string reason) { return {errc::invalid_request, "", std::move(reason)}; }
+
 }  // namespace
 
-std::optional<boost::json::value> parse_strict(std::string_view text, std::size_t max_depth,
-                                               std::string& error) {
+expected<boost::json::value> parse_strict(std::string_view text, std::size_t max_depth) {
   boost::json::parse_options options;
   options.max_depth = max_depth;
   boost::system::error_code ec;
   auto value = boost::json::parse(boost::json::string_view{text.data(), text.size()}, ec, {}, options);
-  if (ec) {
-    error = ec == boost::json::error::too_deep
-                ? "the body nests deeper than " + std::to_string(max_depth) + " levels"
-                : "the body is not valid JSON (" + ec.message() + ")";
-    return std::nullopt;
-  }
+  if (ec)
+    return invalid(ec == boost::json::error::too_deep ? "the body nests deeper than " + std::to_string(max_depth) + " levels"
+                                                       : "the body is not valid JSON (" + ec.message() + ")");
   boost::json::basic_parser<duplicate_key_finder> finder{options};
   finder.write_some(false, text.data(), text.size(), ec);
-  if (ec) {
-    error = finder.handler().out_of_range ? std::string{"the body has a number beyond the range of a double"}
-                                          : "the body repeats the key \"" + finder.handler().duplicate + "\" in one object";
-    return std::nullopt;
-  }
+  if (ec)
+    return invalid(finder.handler().out_of_range ? std::string{"the body has a number beyond the range of a double"}
+                                                 : "the body repeats the key \"" + finder.handler().duplicate + "\" in one object");
   return value;
 }
 
-std::optional<boost::json::value> parse_for_display(std::string_view text, std::size_t max_depth, std::string& error) {
+expected<boost::json::value> parse_for_display(std::string_view text, std::size_t max_depth) {
   boost::json::parse_options options;
   options.max_depth = max_depth;
   options.allow_invalid_utf8 = true;
   boost::system::error_code ec;
   auto value = boost::json::parse(boost::json::string_view{text.data(), text.size()}, ec, {}, options);
   if (!ec) return value;
-  error = ec == boost::json::error::too_deep ? "it nests deeper than " + std::to_string(max_depth) + " levels" : ec.message();
-  return std::nullopt;
+  return invalid(ec == boost::json::error::too_deep ? "it nests deeper than " + std::to_string(max_depth) + " levels" : ec.message());
 }
 
 std::size_t json_depth(const boost::json::value& v) {

@@ -10,20 +10,19 @@
 Z402_FUZZ_TARGET(settle_body) {
   using namespace z402;
   static const auto terms = config::default_rail_terms();
-  std::string error;
-  auto body = wire::parse_strict(fuzz::text_of(data, size), 64, error);
+  auto body = wire::parse_strict(fuzz::text_of(data, size), 64);
   if (!body) return 0;
-  rules::field_error refused;
-  auto event = rules::derive_settlement(std::move(*body), refused);
+  auto event = rules::derive_settlement(std::move(*body));
   if (!event) {
-    fuzz::require(!refused.field.empty() || !refused.reason.empty(), "a refused settle names the field");
+    fuzz::require(event.error().code == errc::invalid_request && !event.error().reason.empty(),
+                  "a refused settle says which rule");
     return 0;
   }
   fuzz::require(!event->pay_to.empty() && !event->identity.resource.empty(), "a settle names a payee and a resource");
   fuzz::require(event->key == event->identity.key(), "the settle's key is its identity's");
   for (bool allow_http : {false, true}) {
     auto listed = rules::payment_only_fields(*event, terms, allow_http);
-    if (!listed.error) fuzz::require(listed.fields.contains("resource"), "a payment-only item has a resource");
+    if (listed) fuzz::require(listed->contains("resource"), "a payment-only item has a resource");
   }
   return 0;
 }

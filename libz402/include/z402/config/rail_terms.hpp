@@ -1,6 +1,8 @@
 #pragma once
 // The rail's terms, set by the operator: what every accepts entry must carry besides payTo,
 // amount and maxTimeoutSeconds (catalog.md §1).
+#include "z402/error.hpp"
+
 #include <boost/json/object.hpp>
 
 #include <cstdint>
@@ -32,8 +34,8 @@ boost::json::object to_json(const rail_terms& terms);
 boost::json::object accepts_entry(const rail_terms& terms, std::string_view pay_to, std::string_view amount,
                                   std::int64_t max_timeout_seconds);
 
-/// Reads terms from their JSON form; fields left out keep `base`'s values. nullopt with
-/// `error` set when a field has the wrong type.
-std::optional<rail_terms> terms_from_json(const boost::json::value& v, rail_terms base, std::string& error);
+/// Reads terms from their JSON form; fields left out keep `base`'s values. invalid_request
+/// naming the field when one has the wrong type.
+expected<rail_terms> terms_from_json(const boost::json::value& v, rail_terms base);
 
 }  // namespace z402::config

@@ -38,11 +38,7 @@ struct declaration_context {
   std::size_t max_items = 128;    // per provider: a single declaration may not list more
 };
 
-struct declaration_result {
-  std::vector<declared_item> items;
-  std::optional<rule_error> error;
-};
-
-declaration_result validate_declaration(const boost::json::value& body, const declaration_context& ctx);
+/// The declaration's items, checked, resources canonical; or the first rule one broke.
+expected<std::vector<declared_item>> validate_declaration(const boost::json::value& body, const declaration_context& ctx);
 
 }  // namespace z402::rules

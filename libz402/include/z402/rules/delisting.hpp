@@ -15,10 +15,9 @@ namespace z402::rules {
 struct delisting {
   bool all = false;
   std::vector<item_identity> items;
-  std::optional<rule_error> error;  // set: the body is refused, nothing is removed
 };
 
-/// At most `max_items` identities (a provider lists no more).
-delisting read_delisting(const boost::json::value& body, std::size_t max_items);
+/// At most `max_items` identities (a provider lists no more). A refused body removes nothing.
+expected<delisting> read_delisting(const boost::json::value& body, std::size_t max_items);
 
 }  // namespace z402::rules

@@ -1,25 +1,16 @@
 #pragma once
-// The typed answer of every rule: which item, which field, why. The HTTP layer turns it into
-// 400 {"error":"invalid_request","message":...,"details":[{"item":i,"field":...,"reason":...}]}.
-#include <cstddef>
-#include <optional>
+// The answer of every rule is a z402::error: invalid_request, the JSON path of the field inside
+// the item (or the body), the rule it broke, and for a declaration which item. The HTTP layer
+// turns it into 400 {"error":"invalid_request","message":...,"details":[{"item":i,"field":...,"reason":...}]}.
+#include "z402/error.hpp"
+
 #include <string>
 
 namespace z402::rules {
 
-struct rule_error {
-  std::optional<std::size_t> item;  // index in the declaration's items, when one item failed
-  std::string field;                // JSON path inside the item (or the body), e.g. "accepts[0].payTo"
-  std::string reason;               // what rule it broke, in plain words
-
-  /// One line for people and logs: "items[2].accepts[0].payTo: must be ...".
-  std::string message() const;
-};
-
-/// A field-level failure before the item index is known.
-struct field_error {
-  std::string field;
-  std::string reason;
-};
+/// `field` breaks a rule, for `reason`.
+inline error refused(std::string field, std::string reason) {
+  return {errc::invalid_request, std::move(field), std::move(reason)};
+}
 
 }  // namespace z402::rules

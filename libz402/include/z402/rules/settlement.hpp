@@ -24,9 +24,9 @@ struct settlement {
   std::shared_ptr<const boost::json::value> body;  // the settle body as received
 };
 
-/// Reads a v1 or v2 settle body {"x402Version","paymentPayload","paymentRequirements"}.
-/// nullopt with `error` (field and reason) when it does not name a payee and a resource.
-std::optional<settlement> derive_settlement(boost::json::value body, field_error& error);
+/// Reads a v1 or v2 settle body {"x402Version","paymentPayload","paymentRequirements"}; refused
+/// (field and reason) when it does not name a payee and a resource.
+expected<settlement> derive_settlement(boost::json::value body);
 
 /// v1 network names ("base", "base-sepolia", ...) as CAIP-2 ids; a CAIP-2 id is returned as is.
 std::string normalise_network(std::string_view network);
@@ -34,11 +34,6 @@ std::string normalise_network(std::string_view network);
 /// The fields of an item listed from payments alone: accepts from the server's requirements
 /// (checked like a declared entry), the echoed URL, mimeType and bazaar extension checked with
 /// the declaration rules, nothing else. Field names in the error are the settle body's.
-struct payment_item {
-  boost::json::object fields;
-  std::optional<field_error> error;
-};
-
-payment_item payment_only_fields(const settlement& s, const config::rail_terms& terms, bool allow_http);
+expected<boost::json::object> payment_only_fields(const settlement& s, const config::rail_terms& terms, bool allow_http);
 
 }  // namespace z402::rules

@@ -2,6 +2,8 @@
 // Strict JSON parsing for untrusted bodies: Boost.JSON's DOM parser silently keeps one of two
 // duplicate keys, so a hostile client could make two readers of one document disagree. We
 // refuse duplicates, invalid UTF-8 and excessive nesting before anything looks at the value.
+#include "z402/error.hpp"
+
 #include <boost/json/value.hpp>
 
 #include <cstddef>
@@ -13,14 +15,13 @@
 namespace z402::wire {
 
 /// Parses `text` as one JSON document, refusing duplicate object keys, invalid UTF-8 and
-/// nesting deeper than `max_depth`. On failure returns nullopt and sets `error`.
-std::optional<boost::json::value> parse_strict(std::string_view text, std::size_t max_depth,
-                                               std::string& error);
+/// nesting deeper than `max_depth` (errc::invalid_request; the reason says which).
+expected<boost::json::value> parse_strict(std::string_view text, std::size_t max_depth);
 
 /// Parses JSON that will only be shown to a person, never trusted: strings with invalid UTF-8
 /// are kept as bytes (the printer replaces them), a repeated key keeps its last value. Nesting
 /// is bounded like parse_strict's.
-std::optional<boost::json::value> parse_for_display(std::string_view text, std::size_t max_depth, std::string& error);
+expected<boost::json::value> parse_for_display(std::string_view text, std::size_t max_depth);
 
 /// Nesting depth of a value: a scalar is 0, `[]` and `{}` are 1.
 std::size_t json_depth(const boost::json::value& v);
