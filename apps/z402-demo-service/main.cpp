@@ -39,24 +39,22 @@ constexpr const char* development_note =
     "secret shared by payer and service (a public default unless --dev-secret-file). They move\n"
     "no money; never run this verifier where payments matter.";
 
-std::optional<std::string> read_secret(const std::string& path, std::string& error) {
+expected<std::string> read_secret(const std::string& path) {
   std::ifstream in{path};
-  if (!in) {
-    error = "cannot read " + path;
-    return std::nullopt;
-  }
+  if (!in) return error{errc::io_error, path, "cannot read " + path};
   std::stringstream text;
   text << in.rdbuf();
   auto s = text.str();
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
-  if (s.empty()) error = path + " is empty";
-  return s.empty() ? std::nullopt : std::optional{s};
+  if (s.empty()) return error{errc::corrupt, path, path + " is empty"};
+  return s;
 }
 
-std::string dev_secret(const std::string& file, std::string& error) {
+/// The development payments' secret: the public default, or the one in `file`.
+expected<std::string> dev_secret(const std::string& file) {
   if (file.empty()) return std::string{kit::default_dev_secret};
-  return read_secret(file, error).value_or("");
+  return read_secret(file);
 }
 
 int pay(const std::vector<std::string>& args) {
@@ -75,9 +73,8 @@ int pay(const std::vector<std::string>& args) {
   cmd.positional.add("url", 1);
   po::variables_map vm;
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
-  std::string error;
-  auto secret = dev_secret(secret_file, error);
-  if (secret.empty()) return cli::usage_error(cmd, "--dev-secret-file: " + error);
+  auto secret = dev_secret(secret_file);
+  if (!secret) return cli::usage_error(cmd, "--dev-secret-file: " + secret.error().reason);
   http::client_request req;
   req.url = url;
   if (method.empty()) method = vm.count("data") ? "POST" : "GET";
@@ -107,7 +104,7 @@ int pay(const std::vector<std::string>& args) {
     std::cerr << "z402-demo-service pay: PAYMENT-REQUIRED is not a PaymentRequired" << std::endl;
     return 1;
   }
-  auto payment = kit::dev_payment_header(secret, required->get_object(), auth::random_key(""));
+  auto payment = kit::dev_payment_header(*secret, required->get_object(), auth::random_key(""));
   if (vm.count("show-payment")) std::cerr << "payment: " << payment << std::endl;
   req.headers.emplace_back("PAYMENT-SIGNATURE", payment);
   auto second = client.fetch(req, deadline, budget);
@@ -155,14 +152,16 @@ int serve(const std::vector<std::string>& args) {
                             stderr, format == "json" ? telemetry::log_format::json : telemetry::log_format::text,
                             "z402-demo-service"),
                         "demo"};
-  std::string error;
-  auto key = read_secret(key_file, error);
-  if (!key) return cli::usage_error(cmd, "--provider-key-file: " + error);
+  auto key = read_secret(key_file);
+  if (!key) return cli::usage_error(cmd, "--provider-key-file: " + key.error().reason);
   std::optional<std::string> settle_key;
-  if (!settle_key_file.empty() && !(settle_key = read_secret(settle_key_file, error)))
-    return cli::usage_error(cmd, "--settle-key-file: " + error);
-  auto secret = dev_secret(secret_file, error);
-  if (secret.empty()) return cli::usage_error(cmd, "--dev-secret-file: " + error);
+  if (!settle_key_file.empty()) {
+    auto read = read_secret(settle_key_file);
+    if (!read) return cli::usage_error(cmd, "--settle-key-file: " + read.error().reason);
+    settle_key = std::move(*read);
+  }
+  auto secret = dev_secret(secret_file);
+  if (!secret) return cli::usage_error(cmd, "--dev-secret-file: " + secret.error().reason);
 
   auto address = config::parse_listen_address(listen, false);
   if (!address) return cli::usage_error(cmd, "--" + address.error().reason);
@@ -212,7 +211,7 @@ int serve(const std::vector<std::string>& args) {
     if (("," + served + ",").find("," + name + ",") != std::string::npos) service_opts.routes.push_back(route);
   }
   if (service_opts.routes.empty()) return cli::usage_error(cmd, "--routes must name at least one of quote, wordcount, primes");
-  service_opts.verifier = std::make_shared<kit::dev_verifier>(secret);
+  service_opts.verifier = std::make_shared<kit::dev_verifier>(*secret);
   if (reporter)
     service_opts.on_delivered = [reporter](json::object event) {
       caf::anon_send(reporter, kit::atom::report::value, json::serialize(event));

@@ -74,8 +74,7 @@ int main(int argc, char** argv) {
     a[k] = argv[++i];
   }
   if (!a.contains("--target")) return usage("--target is required");
-  std::string reason;
-  auto target = wire::parse_absolute_url(a["--target"], reason);
+  auto target = wire::parse_absolute_url(a["--target"]);
   if (!target || target->scheme != "http") return usage("--target must be an http:// URL");
   if (target->host != "127.0.0.1" && target->host != "localhost" && target->host != "[::1]")
     return usage("--target must be on loopback: a load generator is not for other people's servers");

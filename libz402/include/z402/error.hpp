@@ -30,8 +30,7 @@ enum class errc : std::uint8_t {
   body_too_large,          // 413
   unsupported_media_type,  // 415
   headers_too_large,       // 431
-  catalog_full,            // 400: the write would pass a global budget of the catalog
-  provider_full,           // 400: the write would pass the provider's own budget
+  catalog_full,            // between actors: a write would pass a global budget (the API says invalid_request)
   overloaded,              // 503: too many writes in flight
   unavailable,             // 503: the catalog is stopping, or an actor or the primary is gone
   io_error,                // a file could not be read or written (never an HTTP answer)
@@ -40,6 +39,8 @@ enum class errc : std::uint8_t {
 
 /// The code as the API spells it ("invalid_filter").
 std::string_view to_string(errc code);
+/// The code the API spells `name`; nullopt for a name it does not document.
+std::optional<errc> errc_from_string(std::string_view name);
 /// The HTTP status that answers the code.
 unsigned http_status(errc code);
 

@@ -18,17 +18,14 @@ std::string page_url(std::string_view base, std::size_t limit, std::size_t offse
   return http::endpoint_url(base, "/discovery/resources?limit=" + std::to_string(limit) + "&offset=" + std::to_string(offset));
 }
 
-/// The absolute URL a Location names, or nullopt (with `why`) when it leaves `origin`.
-std::optional<std::string> follow(const std::string& from, std::string_view location, std::string& why) {
-  std::string reason;
-  auto base = wire::parse_absolute_url(from, reason);
+/// The absolute URL a Location names; refused when it leaves the origin of `from`.
+expected<std::string> follow(const std::string& from, std::string_view location) {
+  auto base = wire::parse_absolute_url(from);
   std::string target = location.starts_with("/") && !location.starts_with("//") ? wire::origin_of(*base) + std::string{location}
                                                                                 : std::string{location};
-  auto next = wire::parse_absolute_url(target, reason);
-  if (!next || wire::origin_of(*next) != wire::origin_of(*base)) {
-    why = "the server redirected to another origin; refused";
-    return std::nullopt;
-  }
+  auto next = wire::parse_absolute_url(target);
+  if (!next || wire::origin_of(*next) != wire::origin_of(*base))
+    return error{errc::forbidden, "Location", "the server redirected to another origin; refused"};
   return target;
 }
 
@@ -102,10 +99,9 @@ catalog_read read_catalog(http::client& client, const std::string& discovery_url
           return out;
         }
         auto location = res[http::bhttp::field::location];
-        std::string refused;
-        auto next = follow(req.url, {location.data(), location.size()}, refused);
+        auto next = follow(req.url, {location.data(), location.size()});
         if (!next) {
-          out.error = refused;
+          out.error = next.error().reason;
           return out;
         }
         req.url = *next;

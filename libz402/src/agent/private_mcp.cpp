@@ -88,9 +88,8 @@ mcp::tool_answer get_resource(catalog_copy& copy, std::int64_t now, const json::
   std::string url, method = "GET", tool;
   for (auto& [k, v] : std::get<0>(read_args)) (k == "url" ? url : k == "method" ? method : tool) = v;
   if (url.empty()) return bad_argument("argument url is required", "url");
-  std::string why;
-  auto parts = wire::parse_absolute_url(url, why);
-  if (!parts) return bad_argument("argument url " + why, "url");
+  auto parts = wire::parse_absolute_url(url);
+  if (!parts) return bad_argument("argument url " + parts.error().reason, "url");
   auto wanted = wire::canonical_resource(*parts, std::nullopt);
   auto& read = copy.get();
   if (read.error.has_value() && read.items.empty()) return unreadable(read);
@@ -98,7 +97,7 @@ mcp::tool_answer get_resource(catalog_copy& copy, std::int64_t now, const json::
   for (auto& it : read.items) {
     auto* resource = it.if_contains("resource");
     if (!resource || !resource->is_string()) continue;
-    auto item_parts = wire::parse_absolute_url(resource->as_string(), why);
+    auto item_parts = wire::parse_absolute_url(resource->as_string());
     if (!item_parts || wire::canonical_resource(*item_parts, std::nullopt) != wanted) continue;
     auto line = line_of(it, now, 0);
     if (line.method != rules::terminal_safe(tool.empty() ? method : tool)) continue;

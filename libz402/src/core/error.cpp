@@ -17,7 +17,6 @@ std::string_view to_string(errc code) {
     case errc::unsupported_media_type: return "unsupported_media_type";
     case errc::headers_too_large: return "headers_too_large";
     case errc::catalog_full: return "catalog_full";
-    case errc::provider_full: return "provider_full";
     case errc::overloaded: return "overloaded";
     case errc::unavailable: return "unavailable";
     case errc::io_error: return "io_error";
@@ -33,8 +32,7 @@ unsigned http_status(errc code) {
     case errc::invalid_cursor:
     case errc::query_required:
     case errc::bad_request:
-    case errc::catalog_full:
-    case errc::provider_full: return 400;
+    case errc::catalog_full: return 400;
     case errc::unauthorized: return 401;
     case errc::forbidden: return 403;
     case errc::not_found: return 404;
@@ -48,6 +46,12 @@ unsigned http_status(errc code) {
     case errc::corrupt: return 503;
   }
   return 503;
+}
+
+std::optional<errc> errc_from_string(std::string_view name) {
+  for (auto n = static_cast<int>(errc::invalid_request); n <= static_cast<int>(errc::corrupt); ++n)
+    if (to_string(static_cast<errc>(n)) == name) return static_cast<errc>(n);
+  return std::nullopt;
 }
 
 std::string error::message() const {

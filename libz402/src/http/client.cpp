@@ -35,13 +35,11 @@ struct target {
   std::string host_header;
 };
 
-std::optional<target> target_of(const std::string& url, std::string& reason) {
-  auto parts = wire::parse_absolute_url(url, reason);
-  if (!parts) return std::nullopt;
-  if (parts->scheme != "http" && parts->scheme != "https") {
-    reason = "the URL must be http or https";
-    return std::nullopt;
-  }
+expected<target> target_of(const std::string& url) {
+  auto parts = wire::parse_absolute_url(url);
+  if (!parts) return parts.error();
+  if (parts->scheme != "http" && parts->scheme != "https")
+    return error{errc::invalid_request, "url", "the URL must be http or https"};
   target t;
   t.tls = parts->scheme == "https";
   t.host = parts->host;
@@ -137,9 +135,8 @@ client::client(bool verify_tls) : tls_(net::ssl::context::tls_client), verify_tl
 
 fetch_result client::fetch(const client_request& spec, std::chrono::steady_clock::time_point deadline,
                            std::size_t& budget) {
-  std::string reason;
-  auto t = target_of(spec.url, reason);
-  if (!t) return fetch_error{fetch_failure::address, "the URL is not usable: " + reason};
+  auto t = target_of(spec.url);
+  if (!t) return fetch_error{fetch_failure::address, "the URL is not usable: " + t.error().reason};
   request req{spec.method, t->path_and_query, 11};
   req.set(bhttp::field::host, t->host_header);
   req.set(bhttp::field::user_agent, "z402");

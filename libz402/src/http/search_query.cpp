@@ -122,7 +122,6 @@ expected<std::string> render_resource(const catalog::snapshot& snap, std::string
 
 expected<std::string> render_resource(const catalog::snapshot& snap, const query_params& params, shown_items* shown) {
   auto invalid = [](std::string field, std::string reason) { return error{errc::invalid_filter, std::move(field), std::move(reason)}; };
-  std::string why;
   auto param = [&](const char* name) -> const std::string* {
     auto it = params.find(name);
     return it == params.end() || it->second.empty() ? nullptr : &it->second;
@@ -131,8 +130,8 @@ expected<std::string> render_resource(const catalog::snapshot& snap, const query
   if (!type || (*type != "http" && *type != "mcp")) return invalid("type", "parameter type is required: http or mcp");
   auto* url = param("url");
   if (!url) return invalid("url", "parameter url is required");
-  auto parts = wire::parse_absolute_url(*url, why);
-  if (!parts) return invalid("url", "parameter url " + why);
+  auto parts = wire::parse_absolute_url(*url);
+  if (!parts) return invalid("url", "parameter url " + parts.error().reason);
   std::string selector;
   if (*type == "mcp") {
     auto* tool = param("toolName");

@@ -30,15 +30,20 @@ std::string printable(std::string text, const std::string& key) {
   return out;
 }
 
-std::string refusal(const http::client_response& res) {
+/// A non-200 answer as an error: the catalog's own code when it names one it documents.
+error refusal(const http::client_response& res, const std::string& key) {
   std::string why = std::to_string(res.result_int());
+  auto code = errc::unavailable;
   auto body = wire::parse_strict(res.body(), 16);
   if (body && body->is_object()) {
     auto& o = body->get_object();
-    if (auto code = wire::find_string(o, "error")) why += " " + std::string{*code};
+    if (auto named = wire::find_string(o, "error")) {
+      why += " " + std::string{*named};
+      code = errc_from_string(*named).value_or(code);
+    }
     if (auto message = wire::find_string(o, "message")) why += ": " + std::string{*message};
   }
-  return why;
+  return {code, "", "refused by the catalog: " + printable(why, key)};
 }
 
 /// One request to the catalog under the link's timeout and `budget`: its answer, or why it
@@ -56,10 +61,11 @@ std::variant<http::client_response, std::string> call_catalog(const catalog_link
 /// The outcome-change log: one line when the outcome differs from the last one.
 struct outcome_log {
   std::string last;
-  void note(const catalog_link_options& link, const std::string& what, const std::string& outcome) {
-    if (outcome == last) return;
-    last = outcome;
-    link.log.with_component("kit.catalog_link").info(what + ": " + outcome);
+  void note(const catalog_link_options& link, const std::string& what, const expected<std::string>& outcome) {
+    auto& line = outcome ? *outcome : outcome.error().reason;
+    if (line == last) return;
+    last = line;
+    link.log.with_component("kit.catalog_link").info(what + ": " + line);
   }
 };
 
@@ -76,8 +82,7 @@ std::set<std::string> served_keys(const paid_service& service) {
 }
 
 std::string origin_of(std::string_view url) {
-  std::string why;
-  auto parts = wire::parse_absolute_url(url, why);
+  auto parts = wire::parse_absolute_url(url);
   return parts ? parts->scheme + "://" + parts->host + (parts->port.empty() ? "" : ":" + parts->port) : std::string{};
 }
 
@@ -101,19 +106,18 @@ std::optional<std::pair<rules::item_identity, boost::json::object>> listed_ident
   return std::pair{std::move(id), std::move(named)};
 }
 
-/// Removes this service's stale listings; says what happened, `ok` when it is done.
-std::string prune(const catalog_link_options& link, const paid_service& service, const std::set<std::string>& served,
-                  bool& ok) {
-  ok = false;
+/// Removes this service's stale listings; says what it did, or why it could not.
+expected<std::string> prune(const catalog_link_options& link, const paid_service& service, const std::set<std::string>& served) {
+  auto failed = [](std::string why) { return error{errc::unavailable, "", std::move(why)}; };
   http::client_request req;
   req.url = http::endpoint_url(link.discovery_url, "/discovery/resources?limit=1000&payTo=" + wire::query_escape(service.identity().pay_to));
   auto result = call_catalog(link, req, list_budget);
-  if (auto* failed = std::get_if<std::string>(&result)) return *failed;
+  if (auto* unreached = std::get_if<std::string>(&result)) return failed(*unreached);
   auto& res = std::get<http::client_response>(result);
-  if (res.result_int() != 200) return "the catalog's list answered " + std::to_string(res.result_int());
+  if (res.result_int() != 200) return failed("the catalog's list answered " + std::to_string(res.result_int()));
   auto page = wire::parse_strict(res.body(), 64);
   auto* items = page && page->is_object() ? page->get_object().if_contains("items") : nullptr;
-  if (!items || !items->is_array()) return "the catalog's list is not a catalog page";
+  if (!items || !items->is_array()) return failed("the catalog's list is not a catalog page");
   auto own = origin_of(service.identity().public_url);
   boost::json::array stale;
   for (auto& v : items->as_array()) {
@@ -121,14 +125,12 @@ std::string prune(const catalog_link_options& link, const paid_service& service,
     if (listed && origin_of(listed->first.resource) == own && !served.contains(listed->first.key()))
       stale.push_back(std::move(listed->second));
   }
-  if (stale.empty()) {
-    ok = true;
-    return "every listed route under " + own + " is served";
-  }
+  if (stale.empty()) return "every listed route under " + own + " is served";
   auto count = stale.size();
-  auto outcome = post_to_catalog(link, "/discovery/declarations", boost::json::serialize(boost::json::object{{"items", std::move(stale)}}),
-                                 ok, http::bhttp::verb::delete_);
-  return ok ? "removed " + std::to_string(count) + " listed route(s) this service no longer serves" : outcome;
+  auto removed = post_to_catalog(link, "/discovery/declarations", boost::json::serialize(boost::json::object{{"items", std::move(stale)}}),
+                                 http::bhttp::verb::delete_);
+  if (!removed) return removed;
+  return "removed " + std::to_string(count) + " listed route(s) this service no longer serves";
 }
 
 struct heartbeat_state {
@@ -154,16 +156,16 @@ heartbeat_actor::behavior_type heartbeat(heartbeat_actor::stateful_pointer<heart
     auto now = std::chrono::steady_clock::now();
     if (!st.service->ready()) {
       st.was_ready = false;
-      st.log.note(st.options.link, "declarations", "paused: the service is not ready");
+      st.log.note(st.options.link, "declarations", std::string{"paused: the service is not ready"});
     } else if (!st.was_ready || now >= st.next_due) {
       st.was_ready = true;
       st.next_due = now + st.options.interval;
-      bool ok = false;
       auto body = boost::json::serialize(st.service->declaration());
-      auto outcome = post_to_catalog(st.options.link, "/discovery/declarations", std::move(body), ok);
+      auto outcome = post_to_catalog(st.options.link, "/discovery/declarations", std::move(body));
       st.log.note(st.options.link, "declarations", outcome);
-      if (ok && !st.pruned) {
-        auto pruned = prune(st.options.link, *st.service, st.served, st.pruned);
+      if (outcome && !st.pruned) {
+        auto pruned = prune(st.options.link, *st.service, st.served);
+        st.pruned = pruned.has_value();
         st.prune_log.note(st.options.link, "routes no longer served", pruned);
       }
     }
@@ -181,26 +183,23 @@ settle_reporter_actor::behavior_type settle_reporter(settle_reporter_actor::stat
                                                      catalog_link_options link) {
   self->state.link = std::move(link);
   return {[=](atom::report, std::string& body) {
-    bool ok = false;
-    auto outcome = post_to_catalog(self->state.link, "/discovery/settled", std::move(body), ok);
-    self->state.log.note(self->state.link, "settle reports", outcome);
+    self->state.log.note(self->state.link, "settle reports", post_to_catalog(self->state.link, "/discovery/settled", std::move(body)));
   }};
 }
 
 }  // namespace
 
-std::string post_to_catalog(const catalog_link_options& link, std::string_view path, std::string body, bool& ok,
-                            http::bhttp::verb method) {
-  ok = false;
+expected<std::string> post_to_catalog(const catalog_link_options& link, std::string_view path, std::string body,
+                                      http::bhttp::verb method) {
   http::client_request req;
   req.method = method;
   req.url = http::endpoint_url(link.discovery_url, path);
   req.headers = {{"Authorization", "Bearer " + link.key}, {"Content-Type", "application/json"}};
   req.body = std::move(body);
   auto result = call_catalog(link, req, answer_budget);
-  if (auto* failed = std::get_if<std::string>(&result)) return *failed;
+  if (auto* unreached = std::get_if<std::string>(&result)) return error{errc::unavailable, "", *unreached};
   auto& res = std::get<http::client_response>(result);
-  if (res.result_int() != 200) return "refused by the catalog: " + printable(refusal(res), link.key);
+  if (res.result_int() != 200) return refusal(res, link.key);
   // A settle report is answered 200 either way; its bazaar status says whether it counted.
   auto answer = wire::parse_strict(res.body(), 16);
   auto bazaar = answer && answer->is_object() ? answer->get_object().if_contains("bazaar") : nullptr;
@@ -208,11 +207,11 @@ std::string post_to_catalog(const catalog_link_options& link, std::string_view p
     auto status = wire::find_string(bazaar->get_object(), "status");
     if (status && *status == "rejected") {
       auto reason = wire::find_string(bazaar->get_object(), "rejectedReason");
-      return "not counted by the catalog: " + printable(reason ? std::string{*reason} : "no reason given", link.key);
+      return error{errc::invalid_request, "",
+                   "not counted by the catalog: " + printable(reason ? std::string{*reason} : "no reason given", link.key)};
     }
   }
-  ok = true;
-  return "accepted by the catalog";
+  return std::string{"accepted by the catalog"};
 }
 
 heartbeat_actor spawn_heartbeat(caf::actor_system& sys, heartbeat_options options, std::shared_ptr<const paid_service> service) {

@@ -23,9 +23,8 @@ std::optional<error> parse_url_field(const boost::json::value& v, const char* fi
   auto* s = v.if_string();
   if (!s) return refused(field, "must be a string");
   if (s->size() > max_url_bytes) return refused(field, "may be at most " + std::to_string(max_url_bytes) + " bytes");
-  std::string reason;
-  auto parsed = wire::parse_absolute_url(*s, reason);
-  if (!parsed) return refused(field, reason);
+  auto parsed = wire::parse_absolute_url(*s);
+  if (!parsed) return refused(field, parsed.error().reason);
   if (parsed->has_userinfo) return refused(field, "may not carry userinfo (user:password@)");
   url = std::move(*parsed);
   return std::nullopt;

@@ -138,9 +138,8 @@ expected<settlement> derive_settlement(boost::json::value body) {
   if (!echo) return echo.error();
   if (echo->url->size() > max_url_bytes)
     return refused(echo->url_field, "may be at most " + std::to_string(max_url_bytes) + " bytes");
-  std::string reason;
-  auto parts = wire::parse_absolute_url(*echo->url, reason);
-  if (!parts) return refused(echo->url_field, reason);
+  auto parts = wire::parse_absolute_url(*echo->url);
+  if (!parts) return refused(echo->url_field, parts.error().reason);
   std::string type, selector;
   if (auto e = identify(echo->input, echo->input_path, type, selector)) return *e;
   settlement s;

@@ -58,8 +58,7 @@ document make_document(const boost::json::object& fields, std::string_view selec
     return s ? std::string_view{*s} : std::string_view{};
   };
   add_terms(terms[name], text("serviceName"));
-  std::string reason;
-  if (auto url = wire::parse_absolute_url(text("resource"), reason)) {
+  if (auto url = wire::parse_absolute_url(text("resource"))) {
     d.origin = wire::origin_of(*url);
     add_terms(terms[route], url->host);
     add_terms(terms[route], url->path);

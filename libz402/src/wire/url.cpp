@@ -31,18 +31,18 @@ bool is_url_char(char c) {
 
 }  // namespace
 
-std::optional<url_parts> parse_absolute_url(std::string_view text, std::string& reason) {
+expected<url_parts> parse_absolute_url(std::string_view text) {
+  auto not_a_url = [](std::string reason) { return error{errc::invalid_request, "", std::move(reason)}; };
   for (char c : text) {
     auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) { reason = "contains a control character"; return std::nullopt; }
-    if (u >= 0x80) { reason = "must be ASCII (percent-encode other characters)"; return std::nullopt; }
+    if (u < 0x20 || u == 0x7f) return not_a_url("contains a control character");
+    if (u >= 0x80) return not_a_url("must be ASCII (percent-encode other characters)");
   }
   auto colon = text.find("://");
   if (colon == std::string_view::npos || colon == 0 ||
       !std::all_of(text.begin(), text.begin() + colon, is_scheme_char) ||
       !std::isalpha(static_cast<unsigned char>(text[0]))) {
-    reason = "must be an absolute URL (scheme://host/path)";
-    return std::nullopt;
+    return not_a_url("must be an absolute URL (scheme://host/path)");
   }
   url_parts url;
   url.scheme = lower(text.substr(0, colon));
@@ -59,11 +59,11 @@ std::optional<url_parts> parse_absolute_url(std::string_view text, std::string& 
   bool port_given = false;  // a ':' after the host (an IPv6 literal's own colons are not one)
   if (!authority.empty() && authority.front() == '[') {
     auto close = authority.find(']');
-    if (close == std::string_view::npos) { reason = "has an unterminated IPv6 host"; return std::nullopt; }
+    if (close == std::string_view::npos) return not_a_url("has an unterminated IPv6 host");
     host = authority.substr(0, close + 1);
     auto after = authority.substr(close + 1);
     if (!after.empty()) {
-      if (after.front() != ':') { reason = "has an invalid host"; return std::nullopt; }
+      if (after.front() != ':') return not_a_url("has an invalid host");
       port = after.substr(1);
       port_given = true;
     }
@@ -71,28 +71,24 @@ std::optional<url_parts> parse_absolute_url(std::string_view text, std::string& 
     if (inner.empty() || !std::all_of(inner.begin(), inner.end(), [](char c) {
           return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
         })) {
-      reason = "has an invalid IPv6 host";
-      return std::nullopt;
+      return not_a_url("has an invalid IPv6 host");
     }
   } else if (auto c = authority.rfind(':'); c != std::string_view::npos) {
     host = authority.substr(0, c);
     port = authority.substr(c + 1);
     port_given = true;
   }
-  if (host.empty()) { reason = "has no host"; return std::nullopt; }
+  if (host.empty()) return not_a_url("has no host");
   if (host.front() != '[' && !std::all_of(host.begin(), host.end(), is_host_char)) {
-    reason = "has an invalid host";
-    return std::nullopt;
+    return not_a_url("has an invalid host");
   }
   if (port_given && (port.empty() || port.size() > 5 ||
       !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
       std::stoul(std::string{port}) > 65535 || std::stoul(std::string{port}) == 0)) {
-    reason = "has an invalid port";
-    return std::nullopt;
+    return not_a_url("has an invalid port");
   }
   if (!std::all_of(tail.begin(), tail.end(), is_url_char)) {
-    reason = "contains a character that must be percent-encoded";
-    return std::nullopt;
+    return not_a_url("contains a character that must be percent-encoded");
   }
   url.host = lower(host);
   url.port = std::string{port};

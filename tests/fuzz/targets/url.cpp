@@ -14,20 +14,18 @@ Z402_FUZZ_TARGET(url) {
   auto split = text.find('\n');
   auto url_text = text.substr(0, split);
   auto route = split == std::string_view::npos ? std::string_view{} : text.substr(split + 1);
-  std::string reason;
-  auto url = wire::parse_absolute_url(url_text, reason);
+  auto url = wire::parse_absolute_url(url_text);
   bool route_ok = rules::is_valid_route_template(route);
   if (route_ok) {
     fuzz::require(route.starts_with('/'), "a route template starts with /");
     fuzz::require(route.find("..") == std::string_view::npos, "a route template has no ..");
   }
   if (!url) {
-    fuzz::require(!reason.empty(), "a refused URL says why");
+    fuzz::require(!url.error().reason.empty(), "a refused URL says why");
     return 0;
   }
   auto canonical = wire::canonical_resource(*url, route_ok ? std::optional<std::string_view>{route} : std::nullopt);
-  std::string again_reason;
-  auto again = wire::parse_absolute_url(canonical, again_reason);
+  auto again = wire::parse_absolute_url(canonical);
   fuzz::require(again.has_value(), "a canonical resource is itself a URL");
   fuzz::require(wire::canonical_resource(*again, std::nullopt) == canonical, "canonicalisation is stable");
   wire::is_address_like_host(url->host);

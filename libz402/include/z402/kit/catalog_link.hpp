@@ -59,9 +59,11 @@ heartbeat_actor spawn_heartbeat(caf::actor_system& sys, heartbeat_options option
 /// logged (on change) and dropped: the call was delivered, the catalog only counts.
 settle_reporter_actor spawn_settle_reporter(caf::actor_system& sys, catalog_link_options options);
 
-/// One call: POST (or `method`) `body` to the catalog's `path` with the key. Returns "ok" details or why
-/// not, as one printable line that never contains the key. `ok` says which.
-std::string post_to_catalog(const catalog_link_options& link, std::string_view path, std::string body, bool& ok,
-                            http::bhttp::verb method = http::bhttp::verb::post);
+/// One call: POST (or `method`) `body` to the catalog's `path` with the key. What the catalog
+/// answered, or why it did not take it (unavailable: not reached; a refusal: the catalog's own
+/// code; invalid_request: a settle answered but not counted), as one printable line that never
+/// contains the key.
+expected<std::string> post_to_catalog(const catalog_link_options& link, std::string_view path, std::string body,
+                                      http::bhttp::verb method = http::bhttp::verb::post);
 
 }  // namespace z402::kit

@@ -1,6 +1,8 @@
 #pragma once
 // Absolute URLs as the catalog sees them, and the canonical resource that gives an item its
 // identity (catalog.md §2, bazaar-wire.md §3.5).
+#include "z402/error.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,9 +20,9 @@ struct url_parts {
   std::string fragment;  // without '#'
 };
 
-/// Parses an absolute `scheme://authority/path?query#fragment` URL of printable ASCII.
-/// Returns nullopt with `reason` set when it is not one.
-std::optional<url_parts> parse_absolute_url(std::string_view text, std::string& reason);
+/// Parses an absolute `scheme://authority/path?query#fragment` URL of printable ASCII;
+/// invalid_request with the reason when it is not one (the caller names the field).
+expected<url_parts> parse_absolute_url(std::string_view text);
 
 /// scheme://host[:port] with the default port (80 for http, 443 for https) dropped.
 std::string origin_of(const url_parts& url);
