@@ -1,0 +1,132 @@
+#define CAF_SUITE actors
+// Each actor answers what its typed interface (catalog/actors.hpp) says it answers, asked
+// directly through that interface: REGISTRY a commit and a flush, PERSISTENCE a flush, PROVIDER
+// a batch of settles. (SETTLE only reacts: its answers go through completions, settle suite.)
+#include "engine_fixture.hpp"
+
+#include "z402/catalog/persistence_actor.hpp"
+#include "z402/catalog/provider_actor.hpp"
+#include "z402/catalog/registry_actor.hpp"
+#include "z402/wire/iso_time.hpp"
+
+#include <filesystem>
+
+using namespace z402;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct fixture : test::engine_fixture {
+  catalog::engine_context ctx;
+  catalog::snapshot_store store;
+  test::temp_dir dir{"z402-actors"};
+
+  fixture() {
+    ctx.clock = wall;
+    store.publish(catalog::first_snapshot({}, test::start_ms));
+  }
+
+  catalog::item_ptr item(std::uint64_t seq, const std::string& resource) {
+    catalog::item_record r;
+    r.provider = "p1";
+    r.identity = {"http", resource, "GET"};
+    r.content = catalog::make_content(test::valid_item(terms, resource), "GET");
+    r.seq = seq;
+    r.last_seen_ms = r.last_updated_ms = test::start_ms;
+    return catalog::make_item(std::move(r), wire::utc_day(test::start_ms));
+  }
+
+  /// Runs the actors (the publication interval included) and returns the answer to `handle`.
+  template <class T, class Handle>
+  caf::expected<T> answer(Handle& handle) {
+    advance(10ms);
+    caf::expected<T> got = caf::make_error(caf::sec::request_timeout);
+    handle.receive([&](T value) { got = std::move(value); }, [&](caf::error& err) { got = std::move(err); });
+    return got;
+  }
+
+  template <class Handle>
+  bool answers_true(Handle& handle) {
+    auto got = answer<bool>(handle);
+    return got && *got;
+  }
+};
+
+}  // namespace
+
+CAF_TEST_FIXTURE_SCOPE(actor_tests, fixture)
+
+CAF_TEST(the registry answers a commit with true once readers see it and refuses past a budget by code) {
+  ctx.limits.max_items = 1;
+  auto registry = sys.spawn(catalog::registry, ctx, &store, catalog::persistence_actor{}, 1ms);
+  sched.run();
+  auto first = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
+                             catalog::item_change{{item(1, "https://a.example.com/x")}, {}}, true);
+  auto committed = answer<bool>(first);
+  CAF_REQUIRE(committed);
+  CAF_CHECK(*committed);
+  CAF_CHECK_EQUAL(store.load()->items.size(), 1u);
+  auto second = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
+                              catalog::item_change{{item(2, "https://a.example.com/y")}, {}}, true);
+  auto refused = answer<bool>(second);
+  CAF_REQUIRE(!refused);
+  CAF_CHECK(refused.error() == errc::catalog_full);
+  CAF_CHECK_EQUAL(store.load()->items.size(), 1u);
+  // Without may_refuse (counts, heartbeats, evictions) a change always lands.
+  auto counted = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
+                               catalog::item_change{{item(2, "https://a.example.com/y")}, {}}, false);
+  CAF_CHECK(answers_true(counted));
+  CAF_CHECK_EQUAL(store.load()->items.size(), 2u);
+  auto flushed = self->request(registry, caf::infinite, catalog::atom::flush::value);
+  CAF_CHECK(answers_true(flushed));  // no PERSISTENCE: nothing to write
+  self->send_exit(registry, caf::exit_reason::user_shutdown);
+}
+
+CAF_TEST(persistence answers a flush with true once the newest snapshot is on disk) {
+  auto file = dir.path / "catalog.json";
+  auto persistence = sys.spawn(catalog::persistence, file, 1000ms, ctx);
+  auto registry = sys.spawn(catalog::registry, ctx, &store, persistence, 1ms);
+  sched.run();
+  auto committed = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
+                                 catalog::item_change{{item(1, "https://a.example.com/x")}, {}}, true);
+  CAF_CHECK(answers_true(committed));
+  auto flushed = self->request(persistence, caf::infinite, catalog::atom::flush::value);
+  CAF_CHECK(answers_true(flushed));
+  CAF_REQUIRE(std::filesystem::exists(file));
+  auto load = catalog::load_catalog(file, test::start_ms);
+  CAF_REQUIRE(load.state == catalog::catalog_load::status::loaded);
+  CAF_REQUIRE_EQUAL(load.records.size(), 1u);
+  CAF_CHECK_EQUAL(load.records[0].identity.resource, "https://a.example.com/x");
+  self->send_exit(registry, caf::exit_reason::user_shutdown);
+  self->send_exit(persistence, caf::exit_reason::user_shutdown);
+}
+
+CAF_TEST(a provider answers a batch of settles with one outcome per event in order) {
+  auto registry = sys.spawn(catalog::registry, ctx, &store, catalog::persistence_actor{}, 1ms);
+  auto provider = sys.spawn(catalog::provider, ctx, registry, std::string{"p1"}, catalog::item_list{item(1, "https://a.example.com/x")});
+  sched.run();
+  auto settlement = [&](const std::string& url) {
+    rules::settlement s;
+    s.pay_to = test::pay_to;
+    s.identity = {"http", url, "GET"};
+    s.key = s.identity.key();
+    s.body = std::make_shared<const boost::json::value>(boost::json::object{});
+    return s;
+  };
+  // A paid call on its declared item counts; one on a route it never declared does not.
+  auto counted = self->request(provider, caf::infinite, catalog::atom::settled::value,
+                               catalog::settle_batch{settlement("https://a.example.com/x"), settlement("https://a.example.com/new")});
+  auto outcomes = answer<catalog::settle_outcomes>(counted);
+  CAF_REQUIRE(outcomes);
+  CAF_REQUIRE_EQUAL(outcomes->size(), 2u);
+  CAF_CHECK((*outcomes)[0].state == catalog::settle_outcome::status::success);
+  CAF_CHECK((*outcomes)[1].state == catalog::settle_outcome::status::rejected);
+  CAF_CHECK((*outcomes)[1].cause == catalog::settle_rejection::not_declared);
+  auto snap = store.load();
+  CAF_REQUIRE_EQUAL(snap->items.size(), 1u);
+  CAF_CHECK_EQUAL(snap->items[0]->record().paid_calls, 1u);
+  self->send_exit(provider, caf::exit_reason::user_shutdown);
+  self->send_exit(registry, caf::exit_reason::user_shutdown);
+}
+
+CAF_TEST_FIXTURE_SCOPE_END()
