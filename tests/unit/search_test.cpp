@@ -3,6 +3,7 @@
 
 #include "fixtures.hpp"
 #include "z402/catalog/snapshot.hpp"
+#include "z402/http/resource_query.hpp"
 #include "z402/http/search_query.hpp"
 #include "z402/search/ranking.hpp"
 #include "z402/search/tokenizer.hpp"

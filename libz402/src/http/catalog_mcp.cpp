@@ -1,6 +1,7 @@
 #include "z402/http/catalog_mcp.hpp"
 
 #include "z402/http/list_query.hpp"
+#include "z402/http/resource_query.hpp"
 #include "z402/http/search_query.hpp"
 #include "z402/version.hpp"
 

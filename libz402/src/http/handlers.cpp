@@ -6,6 +6,7 @@
 #include "z402/http/list_query.hpp"
 #include "z402/http/metrics_page.hpp"
 #include "z402/http/read_response.hpp"
+#include "z402/http/resource_query.hpp"
 #include "z402/http/web_page.hpp"
 #include "z402/rules/declaration.hpp"
 #include "z402/rules/delisting.hpp"

@@ -127,6 +127,18 @@ const std::vector<std::uint32_t>* filtered_rows(const catalog::snapshot& snap, c
   return rows;
 }
 
+void append_items(std::string& out, const catalog::snapshot& snap, const std::vector<std::size_t>& positions,
+                  shown_items* shown) {
+  if (shown)
+    for (auto p : positions) shown->push_back(snap.items[p].get());
+  bool comma = false;
+  for (auto p : positions) {
+    if (comma) out.push_back(',');
+    snap.items[p]->append_json(out);
+    comma = true;
+  }
+}
+
 response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, shown_items* shown) {
   // The rows of the page, in listing order. Unfiltered, the page is a slice and the total is
   // the catalog's size: no walk over every item.

@@ -4,25 +4,12 @@
 #include "z402/rules/text.hpp"
 #include "z402/search/tokenizer.hpp"
 #include "z402/wire/base64.hpp"
-#include "z402/wire/url.hpp"
 
 #include <algorithm>
 #include <charconv>
 
 namespace z402::http {
 namespace {
-
-void append_items(std::string& out, const catalog::snapshot& snap, const std::vector<std::size_t>& positions,
-                  shown_items* shown) {
-  if (shown)
-    for (auto p : positions) shown->push_back(snap.items[p].get());
-  bool comma = false;
-  for (auto p : positions) {
-    if (comma) out.push_back(',');
-    snap.items[p]->append_json(out);
-    comma = true;
-  }
-}
 
 std::string fingerprint_of(std::string_view query, const list_filter& f) {
   std::string basis{query};
@@ -111,46 +98,6 @@ std::string render_search(const catalog::snapshot& snap, const search_request& r
     out.append(R"(,"cursor":")").append(cursors.issue(next, req.fingerprint, now_ms)).append("\"}}");
   else
     out.append(R"(,"cursor":null}})");
-  return out;
-}
-
-expected<std::string> render_resource(const catalog::snapshot& snap, std::string_view query_string) {
-  auto params = parse_query(query_string);
-  if (!params) return params.error();
-  return render_resource(snap, *params);
-}
-
-expected<std::string> render_resource(const catalog::snapshot& snap, const query_params& params, shown_items* shown) {
-  auto invalid = [](std::string field, std::string reason) { return error{errc::invalid_filter, std::move(field), std::move(reason)}; };
-  auto param = [&](const char* name) -> const std::string* {
-    auto it = params.find(name);
-    return it == params.end() || it->second.empty() ? nullptr : &it->second;
-  };
-  auto* type = param("type");
-  if (!type || (*type != "http" && *type != "mcp")) return invalid("type", "parameter type is required: http or mcp");
-  auto* url = param("url");
-  if (!url) return invalid("url", "parameter url is required");
-  auto parts = wire::parse_absolute_url(*url);
-  if (!parts) return invalid("url", "parameter url " + parts.error().reason);
-  std::string selector;
-  if (*type == "mcp") {
-    auto* tool = param("toolName");
-    if (!tool) return invalid("toolName", "parameter toolName is required for type=mcp");
-    selector = *tool;
-  } else {
-    auto* method = param("method");
-    selector = method ? *method : "GET";  // an item's method is GET unless it says otherwise
-  }
-  auto resource = wire::canonical_resource(*parts, std::nullopt);
-  std::vector<std::size_t> found;
-  for (std::size_t i = 0; i < snap.items.size(); ++i) {
-    auto& id = snap.items[i]->record().identity;
-    if (id.resource == resource && id.selector == selector && id.type == *type) found.push_back(i);
-  }
-  if (found.empty()) return error{errc::not_found, "", "no provider lists " + *type + " " + resource + " " + selector};
-  std::string out = R"({"x402Version":2,"resources":[)";
-  append_items(out, snap, found, shown);
-  out.append("]}");
   return out;
 }
 

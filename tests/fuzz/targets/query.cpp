@@ -4,6 +4,7 @@
 #include "sample_catalog.hpp"
 
 #include "z402/http/list_query.hpp"
+#include "z402/http/resource_query.hpp"
 #include "z402/http/search_query.hpp"
 #include "z402/wire/json.hpp"
 

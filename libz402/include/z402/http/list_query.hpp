@@ -74,6 +74,11 @@ expected<list_request> read_list_request(const query_params& params);
 /// The items a rendered page shows, in its order (for a summary beside it, e.g. MCP's text).
 using shown_items = std::vector<const catalog::item*>;
 
+/// The snapshot's items at `positions`, comma-separated, appended to `out` as a page shows them
+/// (search and resource pages; the list gathers its pages without copying).
+void append_items(std::string& out, const catalog::snapshot& snap, const std::vector<std::size_t>& positions,
+                  shown_items* shown);
+
 /// {"x402Version":2,"items":[...],"pagination":{"limit":L,"offset":O,"total":T}}, as a body
 /// that gathers the items' own bytes (and keeps the snapshot alive); flatten() for one string.
 response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, shown_items* shown = nullptr);

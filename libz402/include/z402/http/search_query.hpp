@@ -1,7 +1,7 @@
 #pragma once
-// GET /discovery/search (bazaar-wire.md §2) and GET /discovery/resource (catalog.md §4), on
-// the snapshot the list serves. Search pages are addressed by signed cursors: opaque, bound
-// to the query and filters they were issued for, valid 15 minutes.
+// GET /discovery/search (bazaar-wire.md §2), on the snapshot the list serves. Search pages are
+// addressed by signed cursors: opaque, bound to the query and filters they were issued for,
+// valid 15 minutes.
 #include "z402/catalog/snapshot.hpp"
 #include "z402/http/list_query.hpp"
 
@@ -47,12 +47,5 @@ expected<search_request> read_search_request(const query_params& params, const c
 /// {"x402Version":2,"resources":[...],"partialResults":false,"pagination":{"limit":L,"cursor":C}}
 std::string render_search(const catalog::snapshot& snap, const search_request& req, const cursor_signer& cursors,
                           std::int64_t now_ms, shown_items* shown = nullptr);
-
-/// Every provider's item with the identity the query names; invalid_filter or not_found
-/// otherwise.
-expected<std::string> render_resource(const catalog::snapshot& snap, std::string_view query_string);
-/// The same from parameters already decoded.
-expected<std::string> render_resource(const catalog::snapshot& snap, const query_params& params,
-                                      shown_items* shown = nullptr);
 
 }  // namespace z402::http

@@ -1,0 +1,47 @@
+#include "z402/http/resource_query.hpp"
+
+#include "z402/wire/url.hpp"
+
+namespace z402::http {
+
+expected<std::string> render_resource(const catalog::snapshot& snap, std::string_view query_string) {
+  auto params = parse_query(query_string);
+  if (!params) return params.error();
+  return render_resource(snap, *params);
+}
+
+expected<std::string> render_resource(const catalog::snapshot& snap, const query_params& params, shown_items* shown) {
+  auto invalid = [](std::string field, std::string reason) { return error{errc::invalid_filter, std::move(field), std::move(reason)}; };
+  auto param = [&](const char* name) -> const std::string* {
+    auto it = params.find(name);
+    return it == params.end() || it->second.empty() ? nullptr : &it->second;
+  };
+  auto* type = param("type");
+  if (!type || (*type != "http" && *type != "mcp")) return invalid("type", "parameter type is required: http or mcp");
+  auto* url = param("url");
+  if (!url) return invalid("url", "parameter url is required");
+  auto parts = wire::parse_absolute_url(*url);
+  if (!parts) return invalid("url", "parameter url " + parts.error().reason);
+  std::string selector;
+  if (*type == "mcp") {
+    auto* tool = param("toolName");
+    if (!tool) return invalid("toolName", "parameter toolName is required for type=mcp");
+    selector = *tool;
+  } else {
+    auto* method = param("method");
+    selector = method ? *method : "GET";  // an item's method is GET unless it says otherwise
+  }
+  auto resource = wire::canonical_resource(*parts, std::nullopt);
+  std::vector<std::size_t> found;
+  for (std::size_t i = 0; i < snap.items.size(); ++i) {
+    auto& id = snap.items[i]->record().identity;
+    if (id.resource == resource && id.selector == selector && id.type == *type) found.push_back(i);
+  }
+  if (found.empty()) return error{errc::not_found, "", "no provider lists " + *type + " " + resource + " " + selector};
+  std::string out = R"({"x402Version":2,"resources":[)";
+  append_items(out, snap, found, shown);
+  out.append("]}");
+  return out;
+}
+
+}  // namespace z402::http
