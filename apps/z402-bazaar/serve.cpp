@@ -117,8 +117,8 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   }
   // A data dir that cannot be written would lose every acknowledgement: refuse to start.
   auto probe = cfg.data_dir / ".z402-write-check";
-  if (auto err = config::write_file_atomically(probe, "")) {
-    log.error("the data dir cannot be written: " + *err, {{"dir", cfg.data_dir.string()}});
+  if (auto written = config::write_file_atomically(probe, ""); !written) {
+    log.error("the data dir cannot be written: " + written.error().reason, {{"dir", cfg.data_dir.string()}});
     return 1;
   }
   std::filesystem::remove(probe, fs_ec);

@@ -325,7 +325,7 @@ CAF_TEST(the catalog file holds one item a line and older one line files still l
   CAF_CHECK(boost::json::parse(text).at("items").as_array().size() == 2u);  // still one document
   // The layout before one item a line: the same document on one line.
   std::erase(text, '\n');
-  CAF_CHECK(!config::write_file_atomically(file, text));
+  CAF_CHECK(config::write_file_atomically(file, text).has_value());
   auto loaded = catalog::load_catalog(file, wall->now_ms());
   CAF_REQUIRE(loaded.state == catalog::catalog_load::status::loaded);
   CAF_CHECK_EQUAL(loaded.records.size(), 2u);
@@ -334,13 +334,13 @@ CAF_TEST(the catalog file holds one item a line and older one line files still l
   declare("p1", array{item("https://a.example.com/1"), item("https://a.example.com/2")});
   advance(2s);
   auto lines = *config::read_file(file);
-  CAF_CHECK(!config::write_file_atomically(file, lines.substr(0, lines.find('\n', lines.find('\n') + 1) + 1)));
+  CAF_CHECK(config::write_file_atomically(file, lines.substr(0, lines.find('\n', lines.find('\n') + 1) + 1)).has_value());
   CAF_CHECK(catalog::load_catalog(file, 44).state == catalog::catalog_load::status::corrupt);
 }
 
 CAF_TEST(a corrupt catalog file is moved aside) {
   auto file = dir.path / "catalog.json";
-  CAF_CHECK(!config::write_file_atomically(file, "{\"format\":\"z402-catalog\",\"version\":1,\"items\":[{\"provider\":"));
+  CAF_CHECK(config::write_file_atomically(file, "{\"format\":\"z402-catalog\",\"version\":1,\"items\":[{\"provider\":").has_value());
   auto loaded = catalog::load_catalog(file, 42);
   CAF_CHECK(loaded.state == catalog::catalog_load::status::corrupt);
   CAF_CHECK(loaded.records.empty());

@@ -91,6 +91,7 @@ CAF_TEST(settle keys are their own kind of key) {
   store.reload();
   CAF_CHECK(store.is_settle_key(settle_key));
   auto text = config::read_file(auth::keyring_path(dir.path));
+  CAF_REQUIRE(text);
   CAF_CHECK(text->find(settle_key) == std::string::npos);
 }
 
@@ -99,7 +100,7 @@ CAF_TEST(a malformed keyring keeps the previous keys) {
   auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
   auth::key_store store{auth::keyring_path(dir.path), {}};
   store.reload();
-  CAF_CHECK(!config::write_file_atomically(auth::keyring_path(dir.path), "{not json"));
+  CAF_CHECK(config::write_file_atomically(auth::keyring_path(dir.path), "{not json").has_value());
   store.reload();
   CAF_CHECK(store.authenticate(key));
   CAF_CHECK(throws([&] { auth::load_keyring(auth::keyring_path(dir.path)); }));

@@ -44,7 +44,7 @@ void save_keyring(const std::filesystem::path& file, const keyring& k) {
   for (auto& sk : k.settle_keys) settle.push_back({{"keySha256", sk.key_hash}, {"createdMs", sk.created_ms}});
   auto text = boost::json::serialize(
       boost::json::object{{"format", "z402-providers"}, {"version", 1}, {"providers", arr}, {"settleKeys", settle}});
-  if (auto err = config::write_file_atomically(file, text)) throw std::runtime_error(*err);
+  if (auto written = config::write_file_atomically(file, text); !written) throw std::runtime_error(written.error().reason);
 }
 
 provider_record& existing(keyring& k, std::string_view name) {
@@ -90,7 +90,8 @@ std::filesystem::path keyring_path(const std::filesystem::path& data_dir) { retu
 
 keyring load_keyring(const std::filesystem::path& file) {
   auto text = config::read_file(file);
-  if (!text) return {};
+  if (!text && text.error().code == errc::not_found) return {};
+  if (!text) throw std::runtime_error(text.error().reason);
   auto doc = wire::parse_strict(*text, 8);
   keyring k;
   try {

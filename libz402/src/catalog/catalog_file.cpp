@@ -105,7 +105,7 @@ catalog_load load_catalog(const std::filesystem::path& file, std::int64_t now_ms
       // A file written before that layout: one line, read whole.
       result.records.clear();
       auto text = config::read_file(file);
-      if (!text) throw std::runtime_error("the file vanished");
+      if (!text) throw std::runtime_error(text.error().reason);
       auto doc = wire::parse_strict(*text, 64);
       if (!doc) throw std::runtime_error(doc.error().reason);
       auto& root = doc->as_object();

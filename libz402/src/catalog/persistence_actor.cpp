@@ -54,8 +54,9 @@ bool write_latest(self_ptr self) {
   st.writes.acted(self->clock().now());
   if (!st.latest || st.latest->version == st.written_version) return true;
   auto& snap = *st.latest;
-  if (auto err = config::write_file_atomically(st.file, [&](const config::chunk_sink& sink) { serialize_catalog(snap, sink); })) {
-    failed(self, *err);
+  auto written = config::write_file_atomically(st.file, [&](const config::chunk_sink& sink) { serialize_catalog(snap, sink); });
+  if (!written) {
+    failed(self, written.error().reason);
     return false;
   }
   st.written_version = st.latest->version;

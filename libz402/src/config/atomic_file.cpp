@@ -5,33 +5,34 @@
 #include <fcntl.h>
 #include <fstream>
 #include <sstream>
-#include <stdexcept>
 #include <unistd.h>
 
 namespace z402::config {
 namespace {
 
-std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
+// The step that failed and the system's word for why, about `file`.
+error io_failure(const std::filesystem::path& file, const std::string& what) {
+  return {errc::io_error, file.string(), what + ": " + std::strerror(errno)};
+}
 
 }  // namespace
 
-std::optional<std::string> write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+expected<void> write_file_atomically(const std::filesystem::path& path, std::string_view content) {
   return write_file_atomically(path, [content](const chunk_sink& sink) { sink(content); });
 }
 
-std::optional<std::string> write_file_atomically(const std::filesystem::path& path,
-                                                 const std::function<void(const chunk_sink&)>& produce) {
+expected<void> write_file_atomically(const std::filesystem::path& path, const std::function<void(const chunk_sink&)>& produce) {
   constexpr std::size_t buffer_size = 256u << 10;
   auto tmp = path;
   tmp += ".tmp-" + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return errno_text("cannot create " + tmp.string());
-  std::optional<std::string> failed;
+  if (fd < 0) return io_failure(path, "cannot create " + tmp.string());
+  std::optional<error> failed;
   auto write_all = [&](std::string_view bytes) {
     for (std::size_t done = 0; done < bytes.size() && !failed;) {
       auto n = ::write(fd, bytes.data() + done, bytes.size() - done);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) failed = errno_text("cannot write " + tmp.string());
+      if (n < 0) failed = io_failure(path, "cannot write " + tmp.string());
       else done += static_cast<std::size_t>(n);
     }
   };
@@ -49,37 +50,37 @@ std::optional<std::string> write_file_atomically(const std::filesystem::path& pa
   if (failed) {
     ::close(fd);
     ::unlink(tmp.c_str());
-    return failed;
+    return *failed;
   }
   if (::fsync(fd) != 0) {
-    auto err = errno_text("cannot fsync " + tmp.string());
+    auto err = io_failure(path, "cannot fsync " + tmp.string());
     ::close(fd);
     ::unlink(tmp.c_str());
     return err;
   }
   ::close(fd);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    auto err = errno_text("cannot rename " + tmp.string());
+    auto err = io_failure(path, "cannot rename " + tmp.string());
     ::unlink(tmp.c_str());
     return err;
   }
   auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path{"."};
   int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return errno_text("cannot open " + dir.string());
+  if (dfd < 0) return io_failure(path, "cannot open " + dir.string());
   auto rc = ::fsync(dfd);
   ::close(dfd);
-  if (rc != 0) return errno_text("cannot fsync " + dir.string());
-  return std::nullopt;
+  if (rc != 0) return io_failure(path, "cannot fsync " + dir.string());
+  return {};
 }
 
-std::optional<std::string> read_file(const std::filesystem::path& path) {
+expected<std::string> read_file(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  if (!std::filesystem::exists(path, ec)) return error{errc::not_found, path.string(), path.string() + " does not exist"};
   std::ifstream in{path, std::ios::binary};
-  if (!in) throw std::runtime_error("cannot open " + path.string());
+  if (!in) return io_failure(path, "cannot open " + path.string());
   std::ostringstream out;
   out << in.rdbuf();
-  if (in.bad()) throw std::runtime_error("cannot read " + path.string());
+  if (in.bad()) return io_failure(path, "cannot read " + path.string());
   return out.str();
 }
 

@@ -31,13 +31,8 @@ std::optional<std::string> set_listen(bazaar_config& cfg, std::string_view host_
 }
 
 std::optional<std::string> apply_config_file(bazaar_config& cfg, const std::filesystem::path& file) {
-  std::optional<std::string> text;
-  try {
-    text = read_file(file);
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  if (!text) return "cannot read " + file.string();
+  auto text = read_file(file);
+  if (!text) return text.error().code == errc::not_found ? "cannot read " + file.string() : text.error().reason;
   auto doc = wire::parse_strict(*text, 16);
   if (!doc || !doc->is_object()) return file.string() + ": " + (doc ? "must hold a JSON object" : doc.error().reason);
   static const std::set<std::string_view> known{"listen", "terms", "allowHttpResources", "ioThreads",

@@ -53,7 +53,7 @@ struct bazaar {
                                                              {"keySha256", auth::sha256_hex("fuzz-provider-key")},
                                                              {"createdMs", 1}}}},
         {"settleKeys", boost::json::array{boost::json::object{{"keySha256", auth::sha256_hex("fuzz-settle-key")}, {"createdMs", 1}}}}});
-    fuzz::require(!config::write_file_atomically(auth::keyring_path(dir), keyring), "the keyring is written");
+    fuzz::require(config::write_file_atomically(auth::keyring_path(dir), keyring).has_value(), "the keyring is written");
     keys = std::make_unique<auth::key_store>(auth::keyring_path(dir), telemetry::logger{});
     keys->reload();
     catalog::register_types(caf_cfg);

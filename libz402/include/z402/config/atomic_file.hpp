@@ -1,6 +1,8 @@
 #pragma once
 // Files that must never be seen half-written (catalog.md §6): write a temporary file beside
 // the target, fsync it, rename it over the target, fsync the directory.
+#include "z402/error.hpp"
+
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -13,14 +15,14 @@ namespace z402::config {
 using chunk_sink = std::function<void(std::string_view)>;
 
 /// Replaces `path` atomically with what `produce` passes to its sink, written through a
-/// small buffer: a 16 MiB catalog is never held as one string. Returns an error description.
-std::optional<std::string> write_file_atomically(const std::filesystem::path& path,
-                                                 const std::function<void(const chunk_sink&)>& produce);
+/// small buffer: a 16 MiB catalog is never held as one string. io_error (field: the file,
+/// reason: the step and the system's word) when it could not; no temporary file is left.
+expected<void> write_file_atomically(const std::filesystem::path& path, const std::function<void(const chunk_sink&)>& produce);
 
-/// Replaces `path` with `content` atomically. Returns an error description on failure.
-std::optional<std::string> write_file_atomically(const std::filesystem::path& path, std::string_view content);
+/// Replaces `path` with `content` atomically, the same way.
+expected<void> write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
-/// Reads a whole file; nullopt when it does not exist, throws std::runtime_error on I/O errors.
-std::optional<std::string> read_file(const std::filesystem::path& path);
+/// Reads a whole file: not_found when it does not exist, io_error when it cannot be read.
+expected<std::string> read_file(const std::filesystem::path& path);
 
 }  // namespace z402::config
