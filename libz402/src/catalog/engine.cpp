@@ -3,6 +3,7 @@
 #include "z402/catalog/persistence_actor.hpp"
 #include "z402/catalog/registry_actor.hpp"
 #include "z402/catalog/settle_actor.hpp"
+#include "z402/detached.hpp"
 #include "z402/wire/iso_time.hpp"
 
 namespace z402::catalog {
@@ -27,7 +28,7 @@ engine::engine(caf::actor_system& sys, engine_options options) {
   ctx_.next_seq->store(max_seq + 1);
   if (!options.catalog_file.empty())
     persistence_ = options.persistence_thread
-                       ? sys.spawn<caf::detached>(catalog::persistence, options.catalog_file, options.persist_interval, ctx_)
+                       ? spawn_detached(sys, catalog::persistence, options.catalog_file, options.persist_interval, ctx_)
                        : sys.spawn(catalog::persistence, options.catalog_file, options.persist_interval, ctx_);
   store_.publish(first_snapshot(initial, ctx_.clock->now_ms()));
   registry_ = sys.spawn(catalog::registry, ctx_, &store_, persistence_, options.publish_interval);

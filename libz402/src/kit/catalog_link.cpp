@@ -1,5 +1,6 @@
 #include "z402/kit/catalog_link.hpp"
 
+#include "z402/detached.hpp"
 #include "z402/http/client.hpp"
 #include "z402/rules/declaration.hpp"
 #include "z402/wire/url.hpp"
@@ -216,11 +217,11 @@ expected<std::string> post_to_catalog(const catalog_link_options& link, std::str
 
 heartbeat_actor spawn_heartbeat(caf::actor_system& sys, heartbeat_options options, std::shared_ptr<const paid_service> service) {
   if (options.interval.count() <= 0) return {};
-  return sys.spawn<caf::detached>(heartbeat, std::move(options), std::move(service));
+  return spawn_detached(sys, heartbeat, std::move(options), std::move(service));
 }
 
 settle_reporter_actor spawn_settle_reporter(caf::actor_system& sys, catalog_link_options options) {
-  return sys.spawn<caf::detached>(settle_reporter, std::move(options));
+  return spawn_detached(sys, settle_reporter, std::move(options));
 }
 
 }  // namespace z402::kit

@@ -1,0 +1,9 @@
+#include "z402/detached.hpp"
+
+#include <openssl/crypto.h>
+
+namespace z402 {
+
+void release_thread_crypto() noexcept { OPENSSL_thread_stop(); }
+
+}  // namespace z402
