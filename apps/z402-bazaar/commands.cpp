@@ -13,62 +13,49 @@
 namespace z402::app {
 namespace {
 
-/// Runs `f`; a failure (an unreadable keyring, an unknown provider) is one line and exit 1.
-template <class F>
-int guarded(const char* command, F&& f) {
-  try {
-    return f();
-  } catch (const std::exception& e) {
-    std::cerr << "z402-bazaar " << command << ": " << e.what() << std::endl;
-    return 1;
-  }
+/// A failure (an unreadable keyring, an unknown provider) is one line and exit 1.
+int failed(const char* command, const error& why) {
+  std::cerr << "z402-bazaar " << command << ": " << why.reason << std::endl;
+  return 1;
 }
 
 }  // namespace
 
 int provider_list(const config::bazaar_config& cfg) {
-  return guarded("provider list", [&] {
-    auto k = auth::load_keyring(auth::keyring_path(cfg.data_dir));
-    for (auto& p : k.providers)
-      std::cout << p.name << "\t" << p.pay_to << "\t" << wire::format_iso_ms(p.created_ms) << "\n";
-    return 0;
-  });
+  auto k = auth::load_keyring(auth::keyring_path(cfg.data_dir));
+  if (!k) return failed("provider list", k.error());
+  for (auto& p : k->providers) std::cout << p.name << "\t" << p.pay_to << "\t" << wire::format_iso_ms(p.created_ms) << "\n";
+  return 0;
 }
 
 int provider_add(const config::bazaar_config& cfg, const std::string& name, const std::string& pay_to) {
-  return guarded("provider add", [&] {
-    auto key = auth::add_provider(cfg.data_dir, name, pay_to, catalog::system_wall_clock{}.now_ms());
-    std::cerr << "provider " << name << " added; its key is shown once, below" << std::endl;
-    std::cout << key << std::endl;
-    return 0;
-  });
+  auto key = auth::add_provider(cfg.data_dir, name, pay_to, catalog::system_wall_clock{}.now_ms());
+  if (!key) return failed("provider add", key.error());
+  std::cerr << "provider " << name << " added; its key is shown once, below" << std::endl;
+  std::cout << *key << std::endl;
+  return 0;
 }
 
 int provider_rotate(const config::bazaar_config& cfg, const std::string& name) {
-  return guarded("provider rotate", [&] {
-    auto key = auth::rotate_provider_key(cfg.data_dir, name);
-    std::cerr << "provider " << name << " has a new key; the old one no longer works" << std::endl;
-    std::cout << key << std::endl;
-    return 0;
-  });
+  auto key = auth::rotate_provider_key(cfg.data_dir, name);
+  if (!key) return failed("provider rotate", key.error());
+  std::cerr << "provider " << name << " has a new key; the old one no longer works" << std::endl;
+  std::cout << *key << std::endl;
+  return 0;
 }
 
 int provider_remove(const config::bazaar_config& cfg, const std::string& name) {
-  return guarded("provider remove", [&] {
-    auth::remove_provider(cfg.data_dir, name);
-    std::cerr << "provider " << name << " removed; its items leave the catalog" << std::endl;
-    return 0;
-  });
+  if (auto removed = auth::remove_provider(cfg.data_dir, name); !removed) return failed("provider remove", removed.error());
+  std::cerr << "provider " << name << " removed; its items leave the catalog" << std::endl;
+  return 0;
 }
 
 int settle_key_create(const config::bazaar_config& cfg) {
-  return guarded("settle-key create", [&] {
-    auto key = auth::create_settle_key(cfg.data_dir, catalog::system_wall_clock{}.now_ms());
-    std::cerr << "settle key created; give it to the rail node that reports settlements; it is shown once, below"
-              << std::endl;
-    std::cout << key << std::endl;
-    return 0;
-  });
+  auto key = auth::create_settle_key(cfg.data_dir, catalog::system_wall_clock{}.now_ms());
+  if (!key) return failed("settle-key create", key.error());
+  std::cerr << "settle key created; give it to the rail node that reports settlements; it is shown once, below" << std::endl;
+  std::cout << *key << std::endl;
+  return 0;
 }
 
 int terms_command(const config::bazaar_config& cfg) {

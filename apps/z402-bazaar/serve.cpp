@@ -123,10 +123,8 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   }
   std::filesystem::remove(probe, fs_ec);
   auth::key_store keys{auth::keyring_path(cfg.data_dir), log};
-  try {
-    auth::load_keyring(auth::keyring_path(cfg.data_dir));  // refuse to start on a malformed keyring
-  } catch (const std::exception& e) {
-    log.error(e.what());
+  if (auto loaded = auth::load_keyring(auth::keyring_path(cfg.data_dir)); !loaded) {
+    log.error(loaded.error().reason);  // a malformed keyring is refused at start
     return 1;
   }
   keys.reload();
@@ -134,12 +132,12 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   if (!max_connections) return 1;
   std::shared_ptr<http::tls_certificates> tls;
   if (!cfg.tls_certificate.empty()) {
-    try {
-      tls = std::make_shared<http::tls_certificates>(http::tls_files{cfg.tls_certificate, cfg.tls_key}, log);
-    } catch (const std::exception& e) {
-      log.error(e.what());
+    auto loaded = http::tls_certificates::load(http::tls_files{cfg.tls_certificate, cfg.tls_key}, log);
+    if (!loaded) {
+      log.error(loaded.error().reason);
       return 1;
     }
+    tls = std::move(*loaded);
   } else if (!is_loopback(cfg.listen_host)) {
     log.warning("listening beyond loopback without TLS: keys and payments cross the network in clear text; "
                 "give --tls-cert and --tls-key, or terminate TLS in front of this server",

@@ -88,11 +88,11 @@ int pay(const std::vector<std::string>& args) {
   std::size_t budget = 8u << 20;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
   auto first = client.fetch(req, deadline, budget);
-  if (auto* failed = std::get_if<http::fetch_error>(&first)) {
-    std::cerr << "z402-demo-service pay: " << failed->message << std::endl;
+  if (!first) {
+    std::cerr << "z402-demo-service pay: " << first.error().reason << std::endl;
     return 3;
   }
-  auto& unpaid = std::get<http::client_response>(first);
+  auto& unpaid = *first;
   auto header = unpaid.find("PAYMENT-REQUIRED");
   if (unpaid.result_int() != 402 || header == unpaid.end()) {
     std::cerr << "z402-demo-service pay: expected 402 with PAYMENT-REQUIRED, got " << unpaid.result_int() << std::endl;
@@ -108,11 +108,11 @@ int pay(const std::vector<std::string>& args) {
   if (vm.count("show-payment")) std::cerr << "payment: " << payment << std::endl;
   req.headers.emplace_back("PAYMENT-SIGNATURE", payment);
   auto second = client.fetch(req, deadline, budget);
-  if (auto* failed = std::get_if<http::fetch_error>(&second)) {
-    std::cerr << "z402-demo-service pay: " << failed->message << std::endl;
+  if (!second) {
+    std::cerr << "z402-demo-service pay: " << second.error().reason << std::endl;
     return 3;
   }
-  auto& paid = std::get<http::client_response>(second);
+  auto& paid = *second;
   std::cout << paid.result_int() << " " << paid.body() << std::endl;
   return paid.result_int() >= 200 && paid.result_int() < 300 ? 0 : 1;
 }
@@ -169,12 +169,12 @@ int serve(const std::vector<std::string>& args) {
   std::chrono::milliseconds interval{interval_ms};
   std::shared_ptr<http::tls_certificates> tls;
   if (!cert.empty()) {
-    try {
-      tls = std::make_shared<http::tls_certificates>(http::tls_files{cert, tls_key}, log);
-    } catch (const std::exception& e) {
-      log.error(e.what());
+    auto loaded = http::tls_certificates::load(http::tls_files{cert, tls_key}, log);
+    if (!loaded) {
+      log.error(loaded.error().reason);
       return 1;
     }
+    tls = std::move(*loaded);
   }
   auto scheme = std::string{tls ? "https://" : "http://"};
 

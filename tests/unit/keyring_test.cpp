@@ -12,16 +12,11 @@ using namespace z402;
 
 namespace {
 
-
-// 0.17's CAF test has no CHECK_THROWS: operators see these messages, so they must be thrown.
-template <class F>
-bool throws(F f) {
-  try {
-    f();
-  } catch (const std::runtime_error& e) {
-    return std::string{e.what()}.size() > 0;
-  }
-  return false;
+/// The code `result` failed with; an operator also gets a reason, so it must have one.
+template <class T>
+std::optional<errc> failure(const expected<T>& result) {
+  if (result || result.error().reason.empty()) return std::nullopt;
+  return result.error().code;
 }
 
 }  // namespace
@@ -29,26 +24,37 @@ bool throws(F f) {
 CAF_TEST(keys are random and prefixed and stored only as hashes) {
   test::temp_dir dir{"z402-keyring"};
   auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
-  CAF_CHECK_EQUAL(key.substr(0, 7), "z402pk_");
-  CAF_CHECK_EQUAL(key.size(), 7u + 43u);  // 32 bytes, base64url without padding
-  CAF_CHECK_NOT_EQUAL(key, auth::add_provider(dir.path, "other", "uregtest1other", 1));
+  CAF_REQUIRE(key);
+  CAF_CHECK_EQUAL(key->substr(0, 7), "z402pk_");
+  CAF_CHECK_EQUAL(key->size(), 7u + 43u);  // 32 bytes, base64url without padding
+  auto other = auth::add_provider(dir.path, "other", "uregtest1other", 1);
+  CAF_REQUIRE(other);
+  CAF_CHECK_NOT_EQUAL(*key, *other);
   auto text = config::read_file(auth::keyring_path(dir.path));
   CAF_REQUIRE(text);
-  CAF_CHECK(text->find(key) == std::string::npos);
-  CAF_CHECK(text->find(auth::sha256_hex(key)) != std::string::npos);
+  CAF_CHECK(text->find(*key) == std::string::npos);
+  CAF_CHECK(text->find(auth::sha256_hex(*key)) != std::string::npos);
 }
 
 CAF_TEST(names and payTo are checked and unique) {
   test::temp_dir dir{"z402-keyring"};
-  auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
-  CAF_CHECK(throws([&] { auth::add_provider(dir.path, "acme", "uregtest1new", 1); }));
-  CAF_CHECK(throws([&] { auth::add_provider(dir.path, "new", "uregtest1acme", 1); }));
-  CAF_CHECK(throws([&] { auth::add_provider(dir.path, "bad name", "x", 1); }));
-  CAF_CHECK(throws([&] { auth::add_provider(dir.path, std::string(65, 'n'), "x", 1); }));
-  CAF_CHECK(!auth::invalid_provider_name(std::string(64, 'n')));
-  CAF_CHECK(throws([&] { auth::add_provider(dir.path, "spaces", "has space", 1); }));
-  CAF_CHECK(throws([&] { auth::rotate_provider_key(dir.path, "nobody"); }));
-  CAF_CHECK(throws([&] { auth::remove_provider(dir.path, "nobody"); }));
+  CAF_REQUIRE(auth::add_provider(dir.path, "acme", "uregtest1acme", 1));
+  auto before = config::read_file(auth::keyring_path(dir.path));
+  CAF_REQUIRE(before);
+  CAF_CHECK(failure(auth::add_provider(dir.path, "acme", "uregtest1new", 1)) == errc::invalid_request);
+  CAF_CHECK(failure(auth::add_provider(dir.path, "new", "uregtest1acme", 1)) == errc::invalid_request);
+  CAF_CHECK(failure(auth::add_provider(dir.path, "bad name", "x", 1)) == errc::invalid_request);
+  CAF_CHECK_EQUAL(auth::add_provider(dir.path, "bad name", "x", 1).error().field, "name");
+  CAF_CHECK(failure(auth::add_provider(dir.path, std::string(65, 'n'), "x", 1)) == errc::invalid_request);
+  CAF_CHECK(auth::check_provider_name(std::string(64, 'n')));
+  CAF_CHECK(failure(auth::add_provider(dir.path, "spaces", "has space", 1)) == errc::invalid_request);
+  CAF_CHECK_EQUAL(auth::add_provider(dir.path, "spaces", "has space", 1).error().field, "payTo");
+  CAF_CHECK(auth::check_pay_to(std::string(256, 'p')));
+  CAF_CHECK(!auth::check_pay_to(std::string(257, 'p')));
+  CAF_CHECK(failure(auth::rotate_provider_key(dir.path, "nobody")) == errc::not_found);
+  CAF_CHECK(failure(auth::remove_provider(dir.path, "nobody")) == errc::not_found);
+  // A refused edit changes nothing.
+  CAF_CHECK(config::read_file(auth::keyring_path(dir.path)) && *config::read_file(auth::keyring_path(dir.path)) == *before);
 }
 
 CAF_TEST(the key store follows rotation and removal) {
@@ -56,23 +62,25 @@ CAF_TEST(the key store follows rotation and removal) {
   auth::key_store store{auth::keyring_path(dir.path), {}};
   CAF_CHECK(store.reload().removed.empty());
   auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
-  CAF_CHECK(!store.authenticate(key));  // not re-read yet
+  CAF_REQUIRE(key);
+  CAF_CHECK(!store.authenticate(*key));  // not re-read yet
   store.reload();
-  auto who = store.authenticate(key);
+  auto who = store.authenticate(*key);
   CAF_REQUIRE(who);
   CAF_CHECK_EQUAL(who->name, "acme");
   CAF_CHECK_EQUAL(who->pay_to, "uregtest1acme");
   auto rotated = auth::rotate_provider_key(dir.path, "acme");
+  CAF_REQUIRE(rotated);
   store.reload();
-  CAF_CHECK(!store.authenticate(key));
-  CAF_CHECK(store.authenticate(rotated));
-  auth::remove_provider(dir.path, "acme");
+  CAF_CHECK(!store.authenticate(*key));
+  CAF_CHECK(store.authenticate(*rotated));
+  CAF_CHECK(auth::remove_provider(dir.path, "acme"));
   auto change = store.reload();
   CAF_CHECK(change.changed);
   CAF_REQUIRE_EQUAL(change.removed.size(), 1u);
   CAF_CHECK_EQUAL(change.removed[0], "acme");
   CAF_CHECK(!store.reload().changed);
-  CAF_CHECK(!store.authenticate(rotated));
+  CAF_CHECK(!store.authenticate(*rotated));
   CAF_CHECK(!store.authenticate(""));
 }
 
@@ -80,30 +88,41 @@ CAF_TEST(settle keys are their own kind of key) {
   test::temp_dir dir{"z402-keyring"};
   auto provider_key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
   auto settle_key = auth::create_settle_key(dir.path, 2);
-  CAF_CHECK_EQUAL(settle_key.substr(0, 7), "z402sk_");
+  CAF_REQUIRE(provider_key && settle_key);
+  CAF_CHECK_EQUAL(settle_key->substr(0, 7), "z402sk_");
   auth::key_store store{auth::keyring_path(dir.path), {}};
   store.reload();
-  CAF_CHECK(store.is_settle_key(settle_key));
-  CAF_CHECK(!store.is_settle_key(provider_key));
-  CAF_CHECK(!store.authenticate(settle_key));
+  CAF_CHECK(store.is_settle_key(*settle_key));
+  CAF_CHECK(!store.is_settle_key(*provider_key));
+  CAF_CHECK(!store.authenticate(*settle_key));
   // Provider edits keep the settle keys.
-  auth::rotate_provider_key(dir.path, "acme");
+  CAF_CHECK(auth::rotate_provider_key(dir.path, "acme"));
   store.reload();
-  CAF_CHECK(store.is_settle_key(settle_key));
+  CAF_CHECK(store.is_settle_key(*settle_key));
   auto text = config::read_file(auth::keyring_path(dir.path));
   CAF_REQUIRE(text);
-  CAF_CHECK(text->find(settle_key) == std::string::npos);
+  CAF_CHECK(text->find(*settle_key) == std::string::npos);
 }
 
 CAF_TEST(a malformed keyring keeps the previous keys) {
   test::temp_dir dir{"z402-keyring"};
   auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
+  CAF_REQUIRE(key);
   auth::key_store store{auth::keyring_path(dir.path), {}};
   store.reload();
   CAF_CHECK(config::write_file_atomically(auth::keyring_path(dir.path), "{not json").has_value());
   store.reload();
-  CAF_CHECK(store.authenticate(key));
-  CAF_CHECK(throws([&] { auth::load_keyring(auth::keyring_path(dir.path)); }));
+  CAF_CHECK(store.authenticate(*key));
+  CAF_CHECK(failure(auth::load_keyring(auth::keyring_path(dir.path))) == errc::corrupt);
+  // Well-formed JSON of the wrong shape is as malformed, field by field, and edits refuse it.
+  for (auto text : {R"({"providers":{}})", R"({"providers":[{"name":"a","payTo":"p","keySha256":"h"}]})",
+                    R"({"providers":[{"name":1,"payTo":"p","keySha256":"h","createdMs":1}]})", R"({"providers":[7]})",
+                    R"({"providers":[],"settleKeys":[{"keySha256":"h","createdMs":"soon"}]})", "[]"}) {
+    CAF_CHECK(config::write_file_atomically(auth::keyring_path(dir.path), text).has_value());
+    CAF_CHECK(failure(auth::load_keyring(auth::keyring_path(dir.path))) == errc::corrupt);
+    CAF_CHECK(failure(auth::add_provider(dir.path, "other", "uregtest1other", 1)) == errc::corrupt);
+    CAF_CHECK(*config::read_file(auth::keyring_path(dir.path)) == text);
+  }
 }
 
 CAF_TEST(constant time comparison compares) {

@@ -5,6 +5,10 @@
 // and callers compare codes, never message text. Inside the actor boundary the same codes travel
 // as caf::error (catalog/messages.hpp).
 //
+// Exceptions are kept for broken invariants only (a histogram built with bad bounds, a CSPRNG,
+// SHA-256 or zlib that fails), never for input, files or peers; and a third-party library's own
+// (valijson) are caught where it is called.
+//
 // Not std::expected: libstdc++ 12 has it for g++ -std=c++23, but clang 14 (the sanitizer and
 // fuzzing builds) cannot compile that header.
 #include <cstddef>
@@ -35,6 +39,7 @@ enum class errc : std::uint8_t {
   unavailable,             // 503: the catalog is stopping, or an actor or the primary is gone
   io_error,                // a file could not be read or written (never an HTTP answer)
   corrupt,                 // a file does not hold what it must (never an HTTP answer)
+  timed_out,               // a call to another server ran out of time (never an HTTP answer)
 };
 
 /// The code as the API spells it ("invalid_filter").
@@ -53,6 +58,12 @@ struct error {
   /// One line for people and logs: "items[2].accepts[0].payTo: must be ...".
   std::string message() const;
 };
+
+/// `field` breaks a rule, for `reason`: the answer of every rule and every parser of untrusted
+/// input (errc::invalid_request; `field` is the JSON path inside the item or body, or empty).
+inline error refused(std::string field, std::string reason) {
+  return {errc::invalid_request, std::move(field), std::move(reason)};
+}
 
 /// A value, or the error that kept it from being made.
 template <class T>

@@ -41,12 +41,11 @@ std::string identity_of(const json::object& item) {
   return key;
 }
 
-std::string failure_text(const http::fetch_error& e) {
-  switch (e.kind) {
-    case http::fetch_failure::deadline: return "the 60 s deadline passed: " + e.message;
-    case http::fetch_failure::budget: return "the 32 MiB budget ran out: " + e.message;
-    case http::fetch_failure::tls: return "TLS: " + e.message;
-    default: return e.message;
+std::string failure_text(const error& e) {
+  switch (e.code) {
+    case errc::timed_out: return "the 60 s deadline passed: " + e.reason;
+    case errc::body_too_large: return "the 32 MiB budget ran out: " + e.reason;
+    default: return e.reason;
   }
 }
 
@@ -87,11 +86,11 @@ catalog_read read_catalog(http::client& client, const std::string& discovery_url
       auto before = budget;
       auto result = client.fetch(req, deadline, budget);
       out.bytes += before - budget;
-      if (auto* failed = std::get_if<http::fetch_error>(&result)) {
-        out.error = failure_text(*failed);
+      if (!result) {
+        out.error = failure_text(result.error());
         return out;
       }
-      auto& res = std::get<http::client_response>(result);
+      auto& res = *result;
       auto status = res.result_int();
       if (status >= 300 && status < 400 && res.find(http::bhttp::field::location) != res.end()) {
         if (hop >= limits.max_redirects) {

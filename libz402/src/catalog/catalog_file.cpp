@@ -6,7 +6,6 @@
 #include <boost/json.hpp>
 
 #include <fstream>
-#include <stdexcept>
 
 namespace z402::catalog {
 namespace {
@@ -14,32 +13,45 @@ namespace {
 constexpr const char* format_name = "z402-catalog";
 constexpr std::int64_t format_version = 1;
 
-std::int64_t int_at(const boost::json::object& o, const char* key) {
+error bad(std::string reason) { return {errc::corrupt, "", std::move(reason)}; }
+
+expected<std::int64_t> int_at(const boost::json::object& o, const char* key) {
   auto* v = o.if_contains(key);
-  if (!v || !(v->is_int64() || v->is_uint64())) throw std::runtime_error(std::string{"field "} + key + " is not an integer");
+  if (!v || !(v->is_int64() || v->is_uint64())) return bad(std::string{"field "} + key + " is not an integer");
   return v->to_number<std::int64_t>();
 }
 
-std::string string_at(const boost::json::object& o, const char* key) {
+expected<std::string> string_at(const boost::json::object& o, const char* key) {
   auto* s = wire::find_string(o, key);
-  if (!s) throw std::runtime_error(std::string{"field "} + key + " is not a string");
-  return s->c_str();
+  if (!s) return bad(std::string{"field "} + key + " is not a string");
+  return std::string{*s};
 }
 
-item_record record_from(const boost::json::value& v) {
-  auto& o = v.as_object();
-  item_record r;
-  r.provider = string_at(o, "provider");
-  r.identity = {string_at(o, "type"), string_at(o, "resource"), string_at(o, "selector")};
+expected<item_record> record_from(const boost::json::value& v) {
+  if (!v.is_object()) return bad("not an object");
+  auto& o = v.get_object();
+  auto provider = string_at(o, "provider"), type = string_at(o, "type"), resource = string_at(o, "resource"),
+       selector = string_at(o, "selector");
+  for (auto* text : {&provider, &type, &resource, &selector})
+    if (!*text) return text->error();
   auto* fields = o.if_contains("fields");
-  if (!fields || !fields->is_object()) throw std::runtime_error("field fields is not an object");
-  r.content = make_content(fields->as_object(), r.identity.selector);
-  r.declared = o.at("declared").as_bool();
-  r.seq = static_cast<std::uint64_t>(int_at(o, "seq"));
-  r.last_seen_ms = int_at(o, "lastSeen");
-  r.last_updated_ms = int_at(o, "lastUpdated");
-  r.paid_calls = static_cast<std::uint64_t>(int_at(o, "paidCalls"));
-  r.paid_day = int_at(o, "paidDay");
+  if (!fields || !fields->is_object()) return bad("field fields is not an object");
+  auto* declared = o.if_contains("declared");
+  if (!declared || !declared->is_bool()) return bad("field declared is not a boolean");
+  auto seq = int_at(o, "seq"), last_seen = int_at(o, "lastSeen"), last_updated = int_at(o, "lastUpdated"),
+       paid_calls = int_at(o, "paidCalls"), paid_day = int_at(o, "paidDay");
+  for (auto* number : {&seq, &last_seen, &last_updated, &paid_calls, &paid_day})
+    if (!*number) return number->error();
+  item_record r;
+  r.provider = std::move(*provider);
+  r.identity = {std::move(*type), std::move(*resource), std::move(*selector)};
+  r.content = make_content(fields->get_object(), r.identity.selector);
+  r.declared = declared->get_bool();
+  r.seq = static_cast<std::uint64_t>(*seq);
+  r.last_seen_ms = *last_seen;
+  r.last_updated_ms = *last_updated;
+  r.paid_calls = static_cast<std::uint64_t>(*paid_calls);
+  r.paid_day = *paid_day;
   return r;
 }
 
@@ -47,27 +59,49 @@ std::string file_head() {
   return std::string{R"({"format":")"} + format_name + R"(","version":)" + std::to_string(format_version) + R"(,"items":[)";
 }
 
-/// Reads the one-item-a-line layout; false when the file does not have it (an older file
-/// written as one line is read whole by the caller). Throws on a bad item.
-bool read_lines(const std::filesystem::path& file, std::vector<item_record>& records) {
+/// Reads the one-item-a-line layout: whether the file has it (an older file written as one line
+/// is read whole by the caller), or the first thing wrong in it.
+expected<bool> read_lines(const std::filesystem::path& file, std::vector<item_record>& records) {
   std::ifstream in{file};
   std::string line;
   if (!std::getline(in, line) || line != file_head()) return false;
   bool ended = false;
   while (std::getline(in, line)) {
-    if (ended) throw std::runtime_error("text after the end of the items");
+    if (ended) return bad("text after the end of the items");
     if (line == "]}") {
       ended = true;
       continue;
     }
     if (!line.empty() && line.back() == ',') line.pop_back();
-    auto item = wire::parse_strict(line, 64);
-    if (!item || !item->is_object())
-      throw std::runtime_error("item " + std::to_string(records.size()) + ": " + (item ? "not an object" : item.error().reason));
-    records.push_back(record_from(*item));
+    auto doc = wire::parse_strict(line, 64);
+    auto record = doc ? record_from(*doc) : expected<item_record>{doc.error()};
+    if (!record) return bad("item " + std::to_string(records.size()) + ": " + record.error().reason);
+    records.push_back(std::move(*record));
   }
-  if (!ended) throw std::runtime_error("the file ends before its items do");
+  if (!ended) return bad("the file ends before its items do");
   return true;
+}
+
+/// Reads a file written before the one-item-a-line layout: one line, read whole.
+expected<std::vector<item_record>> read_whole(const std::filesystem::path& file) {
+  auto text = config::read_file(file);
+  if (!text) return text.error();
+  auto doc = wire::parse_strict(*text, 64);
+  if (!doc) return doc.error();
+  if (!doc->is_object()) return bad("not an object");
+  auto& root = doc->get_object();
+  auto format = string_at(root, "format");
+  auto version = int_at(root, "version");
+  if (!format || *format != format_name || !version || *version != format_version) return bad("unknown format or version");
+  auto* items = root.if_contains("items");
+  if (!items || !items->is_array()) return bad("field items is not an array");
+  std::vector<item_record> records;
+  for (auto& v : items->get_array()) {
+    auto record = record_from(v);
+    if (!record) return record.error();
+    records.push_back(std::move(*record));
+  }
+  return records;
 }
 
 }  // namespace
@@ -99,25 +133,18 @@ catalog_load load_catalog(const std::filesystem::path& file, std::int64_t now_ms
   catalog_load result;
   std::error_code exists_ec;
   if (!std::filesystem::exists(file, exists_ec) && !exists_ec) return result;  // missing: an empty catalog
-  try {
-    // One item a line: the peak is one item's tree, not the whole catalog's (6x its size).
-    if (!read_lines(file, result.records)) {
-      // A file written before that layout: one line, read whole.
-      result.records.clear();
-      auto text = config::read_file(file);
-      if (!text) throw std::runtime_error(text.error().reason);
-      auto doc = wire::parse_strict(*text, 64);
-      if (!doc) throw std::runtime_error(doc.error().reason);
-      auto& root = doc->as_object();
-      if (string_at(root, "format") != format_name || int_at(root, "version") != format_version)
-        throw std::runtime_error("unknown format or version");
-      for (auto& v : root.at("items").as_array()) result.records.push_back(record_from(v));
-    }
+  // One item a line: the peak is one item's tree, not the whole catalog's (6x its size).
+  auto lines = read_lines(file, result.records);
+  if (lines && !*lines) {
+    auto whole = read_whole(file);
+    if (whole) result.records = std::move(*whole);
+    else lines = whole.error();
+  }
+  if (lines) {
     result.state = catalog_load::status::loaded;
     return result;
-  } catch (const std::exception& e) {
-    result.problem = e.what();
   }
+  result.problem = lines.error().reason;
   result.records.clear();
   result.state = catalog_load::status::corrupt;
   result.moved_aside = file;

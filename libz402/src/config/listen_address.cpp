@@ -5,15 +5,14 @@
 namespace z402::config {
 
 expected<listen_address> parse_listen_address(std::string_view text, bool any_port) {
-  auto refused = [](std::string reason) { return error{errc::invalid_request, "listen", std::move(reason)}; };
   auto colon = text.rfind(':');
-  if (colon == std::string_view::npos || colon == 0) return refused("listen must be HOST:PORT");
+  if (colon == std::string_view::npos || colon == 0) return refused("listen", "listen must be HOST:PORT");
   auto port_text = text.substr(colon + 1);
   unsigned port = 0;
   auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
   unsigned lowest = any_port ? 0 : 1;
   if (ec != std::errc{} || end != port_text.data() + port_text.size() || port < lowest || port > 65535)
-    return refused("listen must end in a port from " + std::to_string(lowest) + " to 65535");
+    return refused("listen", "listen must end in a port from " + std::to_string(lowest) + " to 65535");
   auto host = text.substr(0, colon);
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   return listen_address{std::string{host}, static_cast<std::uint16_t>(port)};

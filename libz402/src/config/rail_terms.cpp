@@ -42,7 +42,6 @@ boost::json::object accepts_entry(const rail_terms& t, std::string_view pay_to, 
 }
 
 expected<rail_terms> terms_from_json(const boost::json::value& v, rail_terms base) {
-  auto refused = [](std::string field, std::string reason) { return error{errc::invalid_request, std::move(field), std::move(reason)}; };
   auto* obj = v.if_object();
   if (!obj) return refused("terms", "terms must be an object");
   for (auto [name, target] : {std::pair{"scheme", &base.scheme}, std::pair{"network", &base.network},

@@ -21,6 +21,7 @@ std::string_view to_string(errc code) {
     case errc::unavailable: return "unavailable";
     case errc::io_error: return "io_error";
     case errc::corrupt: return "corrupt";
+    case errc::timed_out: return "timed_out";
   }
   return "unavailable";
 }
@@ -43,13 +44,14 @@ unsigned http_status(errc code) {
     case errc::overloaded:
     case errc::unavailable:
     case errc::io_error:
-    case errc::corrupt: return 503;
+    case errc::corrupt:
+    case errc::timed_out: return 503;
   }
   return 503;
 }
 
 std::optional<errc> errc_from_string(std::string_view name) {
-  for (auto n = static_cast<int>(errc::invalid_request); n <= static_cast<int>(errc::corrupt); ++n)
+  for (auto n = static_cast<int>(errc::invalid_request); n <= static_cast<int>(errc::timed_out); ++n)
     if (to_string(static_cast<errc>(n)) == name) return static_cast<errc>(n);
   return std::nullopt;
 }

@@ -27,6 +27,8 @@ using net::use_awaitable;
 constexpr std::size_t max_header_bytes = 64u << 10;
 constexpr std::size_t read_chunk = 16u << 10;
 
+error unreachable(std::string reason) { return {errc::unavailable, "", std::move(reason)}; }
+
 struct target {
   bool tls = false;
   std::string host;  // without IPv6 brackets
@@ -39,7 +41,7 @@ expected<target> target_of(const std::string& url) {
   auto parts = wire::parse_absolute_url(url);
   if (!parts) return parts.error();
   if (parts->scheme != "http" && parts->scheme != "https")
-    return error{errc::invalid_request, "url", "the URL must be http or https"};
+    return refused("url", "the URL must be http or https");
   target t;
   t.tls = parts->scheme == "https";
   t.host = parts->host;
@@ -52,9 +54,9 @@ expected<target> target_of(const std::string& url) {
 }
 
 /// Why a stream error ended the exchange, for one line of output.
-fetch_error failure_of(const beast::error_code& ec, fetch_failure kind, std::string_view step) {
-  if (ec == beast::error::timeout) return {fetch_failure::deadline, "the deadline passed while " + std::string{step}};
-  return {kind, std::string{step} + " failed: " + ec.message()};
+error failure_of(const beast::error_code& ec, std::string_view step) {
+  if (ec == beast::error::timeout) return {errc::timed_out, "", "the deadline passed while " + std::string{step}};
+  return unreachable(std::string{step} + " failed: " + ec.message());
 }
 
 /// One exchange over a connected stream: write, then read counting every byte received.
@@ -62,24 +64,24 @@ template <class Stream>
 net::awaitable<fetch_result> exchange(Stream& stream, const request& req, std::size_t& budget) {
   beast::error_code ec;
   co_await bhttp::async_write(stream, req, net::redirect_error(use_awaitable, ec));
-  if (ec) co_return failure_of(ec, fetch_failure::connect, "sending the request");
+  if (ec) co_return failure_of(ec, "sending the request");
   bhttp::response_parser<bhttp::string_body> parser;
   parser.header_limit(static_cast<std::uint32_t>(max_header_bytes));
   parser.body_limit(boost::none);  // the budget bounds it
   parser.eager(true);
   beast::flat_buffer buffer;
   while (!parser.is_done()) {
-    if (budget == 0) co_return fetch_error{fetch_failure::budget, "the byte budget ran out while reading the answer"};
+    if (budget == 0) co_return error{errc::body_too_large, "", "the byte budget ran out while reading the answer"};
     auto n = co_await stream.async_read_some(buffer.prepare(std::min(budget, read_chunk)),
                                              net::redirect_error(use_awaitable, ec));
     budget -= n;
     buffer.commit(n);
     if (ec == net::error::eof || ec == net::ssl::error::stream_truncated) {
       parser.put_eof(ec);
-      if (ec) co_return fetch_error{fetch_failure::protocol, "the connection closed before the answer was complete"};
+      if (ec) co_return unreachable("the connection closed before the answer was complete");
       break;
     }
-    if (ec) co_return failure_of(ec, fetch_failure::connect, "reading the answer");
+    if (ec) co_return failure_of(ec, "reading the answer");
     while (buffer.size() > 0 && !parser.is_done()) {
       auto used = parser.put(buffer.data(), ec);
       buffer.consume(used);
@@ -88,8 +90,8 @@ net::awaitable<fetch_result> exchange(Stream& stream, const request& req, std::s
         break;
       }
       if (ec == bhttp::error::header_limit)
-        co_return fetch_error{fetch_failure::protocol, "the answer's headers are larger than 64 KiB"};
-      if (ec) co_return fetch_error{fetch_failure::protocol, "the answer is not valid HTTP: " + ec.message()};
+        co_return unreachable("the answer's headers are larger than 64 KiB");
+      if (ec) co_return unreachable("the answer is not valid HTTP: " + ec.message());
     }
   }
   co_return parser.release();
@@ -101,19 +103,19 @@ net::awaitable<fetch_result> run(net::ssl::context& tls, bool verify, target t, 
   beast::error_code ec;
   tcp::resolver resolver{ex};
   auto endpoints = co_await resolver.async_resolve(t.host, t.port, net::redirect_error(use_awaitable, ec));
-  if (ec) co_return fetch_error{fetch_failure::address, "cannot resolve " + t.host + ": " + ec.message()};
+  if (ec) co_return unreachable("cannot resolve " + t.host + ": " + ec.message());
   beast::tcp_stream tcp_stream{ex};
   tcp_stream.expires_at(deadline);
   co_await tcp_stream.async_connect(endpoints, net::redirect_error(use_awaitable, ec));
-  if (ec) co_return failure_of(ec, fetch_failure::connect, "connecting to " + t.host_header);
+  if (ec) co_return failure_of(ec, "connecting to " + t.host_header);
   if (!t.tls) co_return co_await exchange(tcp_stream, req, budget);
 
   beast::ssl_stream<beast::tcp_stream> stream{std::move(tcp_stream), tls};
   if (!SSL_set_tlsext_host_name(stream.native_handle(), t.host.c_str()))
-    co_return fetch_error{fetch_failure::tls, "cannot set the TLS server name"};
+    co_return unreachable("cannot set the TLS server name");
   if (verify) stream.set_verify_callback(net::ssl::host_name_verification(t.host));
   co_await stream.async_handshake(net::ssl::stream_base::client, net::redirect_error(use_awaitable, ec));
-  if (ec) co_return failure_of(ec, fetch_failure::tls, "the TLS handshake with " + t.host_header);
+  if (ec) co_return failure_of(ec, "the TLS handshake with " + t.host_header);
   co_return co_await exchange(stream, req, budget);
 }
 
@@ -136,7 +138,7 @@ client::client(bool verify_tls) : tls_(net::ssl::context::tls_client), verify_tl
 fetch_result client::fetch(const client_request& spec, std::chrono::steady_clock::time_point deadline,
                            std::size_t& budget) {
   auto t = target_of(spec.url);
-  if (!t) return fetch_error{fetch_failure::address, "the URL is not usable: " + t.error().reason};
+  if (!t) return refused("url", "the URL is not usable: " + t.error().reason);
   request req{spec.method, t->path_and_query, 11};
   req.set(bhttp::field::host, t->host_header);
   req.set(bhttp::field::user_agent, "z402");
@@ -149,14 +151,17 @@ fetch_result client::fetch(const client_request& spec, std::chrono::steady_clock
 
   net::io_context ioc{1};
   std::optional<fetch_result> result;
-  net::co_spawn(ioc, run(tls_, verify_tls_, std::move(*t), std::move(req), deadline, budget),
-                [&](std::exception_ptr error, fetch_result r) {
-                  if (error) result = fetch_error{fetch_failure::protocol, "the exchange failed"};
-                  else result = std::move(r);
-                });
+  // The coroutine hands its answer over by reference: co_spawn would need an answer it can
+  // default-construct for the exception path, and an expected has none.
+  auto exchange_into = [&](target to, request r) -> net::awaitable<void> {
+    result.emplace(co_await run(tls_, verify_tls_, std::move(to), std::move(r), deadline, budget));
+  };
+  net::co_spawn(ioc, exchange_into(std::move(*t), std::move(req)), [&](std::exception_ptr error) {
+    if (error) result = unreachable("the exchange failed");
+  });
   // The stream deadlines cover connect and I/O; this bound also covers name resolution.
   ioc.run_until(deadline + std::chrono::milliseconds{50});
-  if (!result) return fetch_error{fetch_failure::deadline, "the deadline passed"};
+  if (!result) return error{errc::timed_out, "", "the deadline passed"};
   return std::move(*result);
 }
 

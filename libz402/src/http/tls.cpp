@@ -3,7 +3,7 @@
 #include <openssl/ssl.h>
 #include <sys/stat.h>
 
-#include <stdexcept>
+#include <cstdio>
 
 namespace z402::http {
 namespace {
@@ -23,15 +23,17 @@ int select_http11(SSL*, const unsigned char** out, unsigned char* outlen, const 
   return SSL_TLSEXT_ERR_OK;
 }
 
-void refuse_readable_key(const std::filesystem::path& key) {
+error unusable(std::string reason) { return {errc::io_error, "", std::move(reason)}; }
+
+expected<void> refuse_readable_key(const std::filesystem::path& key) {
   struct stat st {};
-  if (::stat(key.c_str(), &st) != 0) throw std::runtime_error("cannot read the TLS key " + key.string());
+  if (::stat(key.c_str(), &st) != 0) return unusable("cannot read the TLS key " + key.string());
   if (st.st_mode & (S_IROTH | S_IWOTH)) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    throw std::runtime_error("the TLS key " + key.string() + " is readable by others (mode " + mode +
-                             "); chmod o-rwx it");
+    return unusable("the TLS key " + key.string() + " is readable by others (mode " + mode + "); chmod o-rwx it");
   }
+  return {};
 }
 
 std::string openssl_reason() {
@@ -45,8 +47,8 @@ std::string openssl_reason() {
 
 }  // namespace
 
-std::shared_ptr<ssl::context> make_server_context(const tls_files& files) {
-  refuse_readable_key(files.key);
+expected<std::shared_ptr<ssl::context>> make_server_context(const tls_files& files) {
+  if (auto private_key = refuse_readable_key(files.key); !private_key) return private_key.error();
   auto ctx = std::make_shared<ssl::context>(ssl::context::tls_server);
   auto* h = ctx->native_handle();
   SSL_CTX_set_min_proto_version(h, TLS1_2_VERSION);
@@ -56,22 +58,29 @@ std::shared_ptr<ssl::context> make_server_context(const tls_files& files) {
   SSL_CTX_set_cipher_list(h, "ECDHE+AESGCM:ECDHE+CHACHA20");
   ERR_clear_error();
   if (SSL_CTX_use_certificate_chain_file(h, files.certificate.c_str()) != 1)
-    throw std::runtime_error("cannot load the TLS certificate " + files.certificate.string() + ": " + openssl_reason());
+    return unusable("cannot load the TLS certificate " + files.certificate.string() + ": " + openssl_reason());
   if (SSL_CTX_use_PrivateKey_file(h, files.key.c_str(), SSL_FILETYPE_PEM) != 1)
-    throw std::runtime_error("cannot load the TLS key " + files.key.string() + ": " + openssl_reason());
+    return unusable("cannot load the TLS key " + files.key.string() + ": " + openssl_reason());
   if (SSL_CTX_check_private_key(h) != 1)
-    throw std::runtime_error("the TLS key " + files.key.string() + " does not match the certificate " +
-                             files.certificate.string());
+    return unusable("the TLS key " + files.key.string() + " does not match the certificate " + files.certificate.string());
   SSL_CTX_set_alpn_select_cb(h, select_http11, nullptr);
   return ctx;
 }
 
-tls_certificates::tls_certificates(tls_files files, telemetry::logger log)
-    : files_(std::move(files)), log_(log.with_component("http.tls")), stamp_(stamp()), current_(make_server_context(files_)) {}
+expected<std::shared_ptr<tls_certificates>> tls_certificates::load(tls_files files, telemetry::logger log) {
+  auto stamp = stamp_of(files);
+  auto first = make_server_context(files);
+  if (!first) return first.error();
+  return std::shared_ptr<tls_certificates>{new tls_certificates{std::move(files), log, std::move(stamp), std::move(*first)}};
+}
 
-std::string tls_certificates::stamp() const {
+tls_certificates::tls_certificates(tls_files files, telemetry::logger log, std::string stamp,
+                                   std::shared_ptr<boost::asio::ssl::context> first)
+    : files_(std::move(files)), log_(log.with_component("http.tls")), stamp_(std::move(stamp)), current_(std::move(first)) {}
+
+std::string tls_certificates::stamp_of(const tls_files& files) {
   std::string s;
-  for (auto* p : {&files_.certificate, &files_.key}) {
+  for (auto* p : {&files.certificate, &files.key}) {
     struct stat st {};
     if (::stat(p->c_str(), &st) != 0) return {};
     s += std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
@@ -81,17 +90,17 @@ std::string tls_certificates::stamp() const {
 }
 
 bool tls_certificates::reload(bool force) {
-  auto now = stamp();
+  auto now = stamp_of(files_);
   if (!force && now == stamp_) return false;
   // Files replaced one after the other (certificate, then key) may be caught in between: the
   // check that the key matches refuses that state, and the next change retries.
   stamp_ = now;
-  try {
-    current_.store(make_server_context(files_), std::memory_order_release);
-  } catch (const std::exception& e) {
-    log_.error("keeping the previous TLS certificate", {{"reason", e.what()}});
+  auto next = make_server_context(files_);
+  if (!next) {
+    log_.error("keeping the previous TLS certificate", {{"reason", next.error().reason}});
     return false;
   }
+  current_.store(std::move(*next), std::memory_order_release);
   log_.info("TLS certificate loaded", {{"certificate", files_.certificate.string()}});
   return true;
 }

@@ -50,13 +50,11 @@ error refusal(const http::client_response& res, const std::string& key) {
 /// One request to the catalog under the link's timeout and `budget`: its answer, or why it
 /// could not be had (printable, no key). One client per call: a beat every 30 s does not need
 /// connection reuse, and a fresh TLS context picks up trust store changes.
-std::variant<http::client_response, std::string> call_catalog(const catalog_link_options& link,
-                                                              const http::client_request& req, std::size_t budget) {
+http::fetch_result call_catalog(const catalog_link_options& link, const http::client_request& req, std::size_t budget) {
   http::client client{link.verify_tls};
   auto result = client.fetch(req, std::chrono::steady_clock::now() + link.timeout, budget);
-  if (auto* failed = std::get_if<http::fetch_error>(&result))
-    return "the catalog could not be reached: " + printable(failed->message, link.key);
-  return std::move(std::get<http::client_response>(result));
+  if (!result) return error{result.error().code, "", "the catalog could not be reached: " + printable(result.error().reason, link.key)};
+  return result;
 }
 
 /// The outcome-change log: one line when the outcome differs from the last one.
@@ -113,8 +111,8 @@ expected<std::string> prune(const catalog_link_options& link, const paid_service
   http::client_request req;
   req.url = http::endpoint_url(link.discovery_url, "/discovery/resources?limit=1000&payTo=" + wire::query_escape(service.identity().pay_to));
   auto result = call_catalog(link, req, list_budget);
-  if (auto* unreached = std::get_if<std::string>(&result)) return failed(*unreached);
-  auto& res = std::get<http::client_response>(result);
+  if (!result) return result.error();
+  auto& res = *result;
   if (res.result_int() != 200) return failed("the catalog's list answered " + std::to_string(res.result_int()));
   auto page = wire::parse_strict(res.body(), 64);
   auto* items = page && page->is_object() ? page->get_object().if_contains("items") : nullptr;
@@ -198,8 +196,8 @@ expected<std::string> post_to_catalog(const catalog_link_options& link, std::str
   req.headers = {{"Authorization", "Bearer " + link.key}, {"Content-Type", "application/json"}};
   req.body = std::move(body);
   auto result = call_catalog(link, req, answer_budget);
-  if (auto* unreached = std::get_if<std::string>(&result)) return error{errc::unavailable, "", *unreached};
-  auto& res = std::get<http::client_response>(result);
+  if (!result) return result.error();
+  auto& res = *result;
   if (res.result_int() != 200) return refusal(res, link.key);
   // A settle report is answered 200 either way; its bazaar status says whether it counted.
   auto answer = wire::parse_strict(res.body(), 16);

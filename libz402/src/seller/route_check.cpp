@@ -31,7 +31,7 @@ struct run {
     report.lines.push_back({std::move(name), ok, rules::terminal_safe(detail), rules::terminal_safe(fix)});
   }
 
-  std::variant<http::client_response, http::fetch_error> get(const std::string& url) {
+  http::fetch_result get(const std::string& url) {
     http::client_request r;
     r.url = url;
     return client.fetch(r, deadline, budget);
@@ -125,12 +125,12 @@ check_report check_route(http::client& client, const check_request& req, std::in
   run r{client, req, std::chrono::steady_clock::now() + req.deadline, req.budget, {}};
   // 1. The rail's terms, from the catalog.
   auto terms_answer = r.get(http::endpoint_url(req.discovery, "/discovery/terms"));
-  if (auto* failed = std::get_if<http::fetch_error>(&terms_answer)) {
-    r.add("the catalog's terms", false, "could not read " + req.discovery + ": " + failed->message, "check --discovery");
+  if (!terms_answer) {
+    r.add("the catalog's terms", false, "could not read " + req.discovery + ": " + terms_answer.error().reason, "check --discovery");
     r.report.exit_code = 3;
     return std::move(r.report);
   }
-  auto& terms_res = std::get<http::client_response>(terms_answer);
+  auto& terms_res = *terms_answer;
   expected<config::rail_terms> terms = error{errc::unavailable, "", ""};
   if (terms_res.result_int() == 200) {
     auto doc = wire::parse_strict(terms_res.body(), 16);
@@ -154,12 +154,12 @@ check_report check_route(http::client& client, const check_request& req, std::in
     unpaid.headers.emplace_back("Content-Type", "application/json");
   }
   auto answer = client.fetch(unpaid, r.deadline, r.budget);
-  if (auto* failed = std::get_if<http::fetch_error>(&answer)) {
-    r.add("the route answers 402", false, "could not reach " + req.url + ": " + failed->message, "is the service up at this URL?");
+  if (!answer) {
+    r.add("the route answers 402", false, "could not reach " + req.url + ": " + answer.error().reason, "is the service up at this URL?");
     r.report.exit_code = 3;
     return std::move(r.report);
   }
-  auto& res = std::get<http::client_response>(answer);
+  auto& res = *answer;
   std::string how;
   auto required = res.result_int() == 402 ? payment_required_of(res, how) : std::nullopt;
   if (res.result_int() != 402 || !required) {
@@ -196,12 +196,12 @@ check_report check_route(http::client& client, const check_request& req, std::in
   auto selector = req.tool.empty() ? "&method=" + wire::query_escape(identity.selector) : "&toolName=" + wire::query_escape(req.tool);
   auto lookup = r.get(http::endpoint_url(req.discovery, "/discovery/resource?type=" + identity.type + "&url=" +
                                                             wire::query_escape(identity.resource) + selector));
-  if (auto* failed = std::get_if<http::fetch_error>(&lookup)) {
-    r.add("listed", false, "could not read the catalog: " + failed->message);
+  if (!lookup) {
+    r.add("listed", false, "could not read the catalog: " + lookup.error().reason);
     r.report.exit_code = 3;
     return std::move(r.report);
   }
-  auto& found = std::get<http::client_response>(lookup);
+  auto& found = *lookup;
   if (found.result_int() == 404) {
     r.add("listed", false, "no provider lists " + identity.selector + " " + identity.resource,
           "declare it (POST /discovery/declarations with your provider key; the kit does at start and every 30 s)");

@@ -68,8 +68,6 @@ struct duplicate_key_finder {
   bool on_comment(boost::json::string_view, boost::system::error_code&) { return true; }
 };
 
-error invalid(std::string reason) { return {errc::invalid_request, "", std::move(reason)}; }
-
 }  // namespace
 
 expected<boost::json::value> parse_strict(std::string_view text, std::size_t max_depth) {
@@ -78,12 +76,12 @@ expected<boost::json::value> parse_strict(std::string_view text, std::size_t max
   boost::system::error_code ec;
   auto value = boost::json::parse(boost::json::string_view{text.data(), text.size()}, ec, {}, options);
   if (ec)
-    return invalid(ec == boost::json::error::too_deep ? "the body nests deeper than " + std::to_string(max_depth) + " levels"
+    return refused("", ec == boost::json::error::too_deep ? "the body nests deeper than " + std::to_string(max_depth) + " levels"
                                                        : "the body is not valid JSON (" + ec.message() + ")");
   boost::json::basic_parser<duplicate_key_finder> finder{options};
   finder.write_some(false, text.data(), text.size(), ec);
   if (ec)
-    return invalid(finder.handler().out_of_range ? std::string{"the body has a number beyond the range of a double"}
+    return refused("", finder.handler().out_of_range ? std::string{"the body has a number beyond the range of a double"}
                                                  : "the body repeats the key \"" + finder.handler().duplicate + "\" in one object");
   return value;
 }
@@ -95,7 +93,7 @@ expected<boost::json::value> parse_for_display(std::string_view text, std::size_
   boost::system::error_code ec;
   auto value = boost::json::parse(boost::json::string_view{text.data(), text.size()}, ec, {}, options);
   if (!ec) return value;
-  return invalid(ec == boost::json::error::too_deep ? "it nests deeper than " + std::to_string(max_depth) + " levels" : ec.message());
+  return refused("", ec == boost::json::error::too_deep ? "it nests deeper than " + std::to_string(max_depth) + " levels" : ec.message());
 }
 
 std::size_t json_depth(const boost::json::value& v) {

@@ -32,17 +32,16 @@ bool is_url_char(char c) {
 }  // namespace
 
 expected<url_parts> parse_absolute_url(std::string_view text) {
-  auto not_a_url = [](std::string reason) { return error{errc::invalid_request, "", std::move(reason)}; };
   for (char c : text) {
     auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) return not_a_url("contains a control character");
-    if (u >= 0x80) return not_a_url("must be ASCII (percent-encode other characters)");
+    if (u < 0x20 || u == 0x7f) return refused("", "contains a control character");
+    if (u >= 0x80) return refused("", "must be ASCII (percent-encode other characters)");
   }
   auto colon = text.find("://");
   if (colon == std::string_view::npos || colon == 0 ||
       !std::all_of(text.begin(), text.begin() + colon, is_scheme_char) ||
       !std::isalpha(static_cast<unsigned char>(text[0]))) {
-    return not_a_url("must be an absolute URL (scheme://host/path)");
+    return refused("", "must be an absolute URL (scheme://host/path)");
   }
   url_parts url;
   url.scheme = lower(text.substr(0, colon));
@@ -59,11 +58,11 @@ expected<url_parts> parse_absolute_url(std::string_view text) {
   bool port_given = false;  // a ':' after the host (an IPv6 literal's own colons are not one)
   if (!authority.empty() && authority.front() == '[') {
     auto close = authority.find(']');
-    if (close == std::string_view::npos) return not_a_url("has an unterminated IPv6 host");
+    if (close == std::string_view::npos) return refused("", "has an unterminated IPv6 host");
     host = authority.substr(0, close + 1);
     auto after = authority.substr(close + 1);
     if (!after.empty()) {
-      if (after.front() != ':') return not_a_url("has an invalid host");
+      if (after.front() != ':') return refused("", "has an invalid host");
       port = after.substr(1);
       port_given = true;
     }
@@ -71,24 +70,24 @@ expected<url_parts> parse_absolute_url(std::string_view text) {
     if (inner.empty() || !std::all_of(inner.begin(), inner.end(), [](char c) {
           return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
         })) {
-      return not_a_url("has an invalid IPv6 host");
+      return refused("", "has an invalid IPv6 host");
     }
   } else if (auto c = authority.rfind(':'); c != std::string_view::npos) {
     host = authority.substr(0, c);
     port = authority.substr(c + 1);
     port_given = true;
   }
-  if (host.empty()) return not_a_url("has no host");
+  if (host.empty()) return refused("", "has no host");
   if (host.front() != '[' && !std::all_of(host.begin(), host.end(), is_host_char)) {
-    return not_a_url("has an invalid host");
+    return refused("", "has an invalid host");
   }
   if (port_given && (port.empty() || port.size() > 5 ||
       !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
       std::stoul(std::string{port}) > 65535 || std::stoul(std::string{port}) == 0)) {
-    return not_a_url("has an invalid port");
+    return refused("", "has an invalid port");
   }
   if (!std::all_of(tail.begin(), tail.end(), is_url_char)) {
-    return not_a_url("contains a character that must be percent-encoded");
+    return refused("", "contains a character that must be percent-encoded");
   }
   url.host = lower(host);
   url.port = std::string{port};

@@ -2,6 +2,7 @@
 // Provider records (catalog.md §1): name, payTo and the SHA-256 of the one API key, in their
 // own file beside the catalog (never lost to a catalog rebuild). The CLI edits the file under
 // a lock; a running server re-reads it when it changes (key_store::reload).
+#include "z402/error.hpp"
 #include "z402/telemetry/log.hpp"
 
 #include <atomic>
@@ -34,26 +35,27 @@ struct keyring {
   const provider_record* find(std::string_view name) const;
 };
 
-/// Why `name` cannot name a provider (1-64 of A-Z a-z 0-9 . _ -), or nullopt.
-std::optional<std::string> invalid_provider_name(std::string_view name);
-/// Why `pay_to` cannot be a payTo address (1-256 printable ASCII, no spaces), or nullopt.
-std::optional<std::string> invalid_pay_to(std::string_view pay_to);
+/// A provider name is 1-64 of A-Z a-z 0-9 . _ - (refused, field "name", otherwise).
+expected<void> check_provider_name(std::string_view name);
+/// A payTo address is 1-256 printable ASCII, no spaces (refused, field "payTo", otherwise).
+expected<void> check_pay_to(std::string_view pay_to);
 
 std::filesystem::path keyring_path(const std::filesystem::path& data_dir);
 
-/// Reads the keyring; an absent file is an empty keyring. Throws std::runtime_error when the
-/// file is unreadable or malformed (operators must hear of it; nothing is overwritten).
-keyring load_keyring(const std::filesystem::path& file);
+/// Reads the keyring; an absent file is an empty keyring. An unreadable file is errc::io_error,
+/// a malformed one errc::corrupt (operators must hear of it; nothing is overwritten).
+expected<keyring> load_keyring(const std::filesystem::path& file);
 
-/// The CLI's edits. Each takes the data dir's lock, re-reads, changes, writes atomically.
-/// add/rotate return the new key, which is shown once and stored only as its hash.
-/// They throw std::runtime_error with a message for the operator.
-std::string add_provider(const std::filesystem::path& data_dir, std::string_view name, std::string_view pay_to,
-                         std::int64_t now_ms);
-std::string rotate_provider_key(const std::filesystem::path& data_dir, std::string_view name);
-void remove_provider(const std::filesystem::path& data_dir, std::string_view name);
+/// The CLI's edits. Each takes the data dir's lock, re-reads, changes, writes atomically, and
+/// on any error changes nothing: a name or payTo that breaks a rule or is taken (invalid_request),
+/// an unknown provider (not_found), a keyring that cannot be read, locked or written (io_error,
+/// corrupt). add/rotate answer the new key, which is shown once and stored only as its hash.
+expected<std::string> add_provider(const std::filesystem::path& data_dir, std::string_view name, std::string_view pay_to,
+                                   std::int64_t now_ms);
+expected<std::string> rotate_provider_key(const std::filesystem::path& data_dir, std::string_view name);
+expected<void> remove_provider(const std::filesystem::path& data_dir, std::string_view name);
 /// A new settle key for a rail node in another process; shown once, stored as its hash.
-std::string create_settle_key(const std::filesystem::path& data_dir, std::int64_t now_ms);
+expected<std::string> create_settle_key(const std::filesystem::path& data_dir, std::int64_t now_ms);
 
 /// What a reload found.
 struct keyring_change {

@@ -60,6 +60,10 @@ struct item_change {
 
 /// Why a settle event was not catalogued, as a stable code (metrics count by it; the reason
 /// text says which field and which rule, and may name a payTo, so it is never a label).
+/// Not an errc on purpose: a rejected settle is not an error of the request. The rail node gets
+/// 200 with `bazaar.status: rejected` (bazaar-wire.md: the payment happened either way), and
+/// these causes are the settle's own vocabulary (`rejectedReason`, the metric's label), finer
+/// than the API's error codes.
 enum class settle_rejection : std::uint8_t {
   invalid_body,      // the body names no payee or resource, or a field breaks a rule
   unknown_payee,     // no provider has this payTo

@@ -3,6 +3,7 @@
 // deadline for everything (resolve, connect, TLS, write, read), and a byte budget counted as
 // bytes arrive, so a slow drip or an endless body ends on time and within memory. TLS verifies
 // the peer against the system trust store unless told not to. Redirects are the caller's call.
+#include "z402/error.hpp"
 #include "z402/http/message.hpp"
 
 #include <boost/asio/ssl/context.hpp>
@@ -11,7 +12,6 @@
 #include <cstddef>
 #include <string>
 #include <utility>
-#include <variant>
 #include <vector>
 
 namespace z402::http {
@@ -27,16 +27,13 @@ struct client_request {
 /// path is kept as a prefix (bazaar-wire.md §1), its trailing slashes dropped.
 std::string endpoint_url(std::string_view base, std::string_view path);
 
-enum class fetch_failure { deadline, budget, address, connect, tls, protocol };
-
-struct fetch_error {
-  fetch_failure kind;
-  std::string message;  // says why, never repeats a header value
-};
-
 /// An answer as received (the server side's response type gathers; this one owns its body).
 using client_response = bhttp::response<bhttp::string_body>;
-using fetch_result = std::variant<client_response, fetch_error>;
+/// The answer, or why there is none: errc::timed_out (the deadline passed), body_too_large (the
+/// byte budget ran out), invalid_request (field "url": the URL is not usable) or unavailable
+/// (no name, no connection, no TLS, not HTTP). The reason says which step failed and never
+/// repeats a header value.
+using fetch_result = expected<client_response>;
 
 class client {
  public:

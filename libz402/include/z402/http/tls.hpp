@@ -3,6 +3,7 @@
 // key from PEM files, re-read without a restart. Each new connection takes the context that
 // is current when it is accepted and keeps it for its life, so a rotation never drops an open
 // connection.
+#include "z402/error.hpp"
 #include "z402/telemetry/log.hpp"
 
 #include <boost/asio/ssl/context.hpp>
@@ -21,10 +22,9 @@ struct tls_files {
 
 class tls_certificates {
  public:
-  /// Loads both files. Throws std::runtime_error with one line that names the file and the
-  /// problem: missing, unreadable, not PEM, a key that does not match, a key file readable by
-  /// others.
-  tls_certificates(tls_files files, telemetry::logger log);
+  /// Loads both files, or says in one line (errc::io_error) which file and what is wrong:
+  /// missing, unreadable, not PEM, a key that does not match, a key file readable by others.
+  static expected<std::shared_ptr<tls_certificates>> load(tls_files files, telemetry::logger log);
 
   /// The context for a connection accepted now.
   std::shared_ptr<boost::asio::ssl::context> current() const { return current_.load(std::memory_order_acquire); }
@@ -37,7 +37,10 @@ class tls_certificates {
   const tls_files& files() const { return files_; }
 
  private:
-  std::string stamp() const;
+  tls_certificates(tls_files files, telemetry::logger log, std::string stamp,
+                   std::shared_ptr<boost::asio::ssl::context> first);
+  /// The files' inodes, sizes and mtimes: changes when either file is replaced or edited.
+  static std::string stamp_of(const tls_files& files);
 
   tls_files files_;
   telemetry::logger log_;
@@ -46,6 +49,6 @@ class tls_certificates {
 };
 
 /// Builds a server context from `files` (the checks of the constructor above).
-std::shared_ptr<boost::asio::ssl::context> make_server_context(const tls_files& files);
+expected<std::shared_ptr<boost::asio::ssl::context>> make_server_context(const tls_files& files);
 
 }  // namespace z402::http

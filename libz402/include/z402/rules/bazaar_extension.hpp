@@ -1,7 +1,7 @@
 #pragma once
 // extensions.bazaar as official facilitators validate it (bazaar-wire.md §3): no remote $ref
 // or $id, `info` valid against `schema` (valijson), protocol checks, bounded sizes.
-#include "z402/rules/rule_error.hpp"
+#include "z402/error.hpp"
 
 #include <boost/json/value.hpp>
 

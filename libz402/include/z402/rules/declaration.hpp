@@ -2,7 +2,7 @@
 // POST /discovery/declarations, checked field by field (catalog.md §2). The first failure
 // refuses the whole declaration; on success every item is normalised and carries its identity.
 #include "z402/config/rail_terms.hpp"
-#include "z402/rules/rule_error.hpp"
+#include "z402/error.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>

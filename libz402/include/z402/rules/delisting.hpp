@@ -3,7 +3,7 @@
 // identity a listing shows ({"type","resource","method"} or {"type","resource","toolName"}),
 // or {"all": true}. Pure: the provider it applies to comes from the key.
 #include "z402/rules/declaration.hpp"
-#include "z402/rules/rule_error.hpp"
+#include "z402/error.hpp"
 
 #include <boost/json/value.hpp>
 

@@ -2,7 +2,7 @@
 // Checks of single DiscoveryResource fields, shared by declarations and (later) payment echoes.
 // Each returns nullopt when the value is valid, or the field and reason when it is not.
 #include "z402/config/rail_terms.hpp"
-#include "z402/rules/rule_error.hpp"
+#include "z402/error.hpp"
 #include "z402/wire/url.hpp"
 
 #include <boost/json/value.hpp>

@@ -5,7 +5,7 @@
 // only if it is about to create a payment-only item.
 #include "z402/config/rail_terms.hpp"
 #include "z402/rules/declaration.hpp"
-#include "z402/rules/rule_error.hpp"
+#include "z402/error.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
