@@ -8,7 +8,7 @@ import { writeFileSync, rmSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   newDataDir, removeDataDir, addProvider, createSettleKey, startServer, stopServer, list, sleep, freePort, startDemo,
-  demoPay, cli, scaled,
+  demoPay, cli, scaled, waitFor,
 } from "./lib/server.mjs";
 
 const payTo = "uregtest1demo";
@@ -26,17 +26,6 @@ async function startCatalog() {
 async function demoItems() {
   const l = await list(catalog.url, `?payTo=${payTo}`);
   return l.status === 200 ? l.json.items : [];
-}
-
-async function waitFor(what, check, ms) {
-  ms = scaled(ms);
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(25);
-  }
 }
 
 function decodeRequired(res) {

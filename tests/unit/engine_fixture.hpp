@@ -49,6 +49,9 @@ struct engine_fixture : test_coordinator_fixture<catalog_config> {
     options.initial = std::move(initial);
     options.catalog_file = std::move(file);
     options.persistence_thread = false;  // driven by the test coordinator like the other actors
+    // Every count is published as it is answered: these suites check what is counted, each
+    // read right after its answer; the counts interval itself is the actors suite's.
+    options.counts_interval = std::chrono::milliseconds{0};
     engine = std::make_unique<catalog::engine>(sys, std::move(options));
     sched.run();
   }

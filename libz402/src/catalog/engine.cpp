@@ -31,7 +31,8 @@ engine::engine(caf::actor_system& sys, engine_options options) {
                        ? spawn_detached(sys, catalog::persistence, options.catalog_file, options.persist_interval, ctx_)
                        : sys.spawn(catalog::persistence, options.catalog_file, options.persist_interval, ctx_);
   store_.publish(first_snapshot(initial, ctx_.clock->now_ms()));
-  registry_ = sys.spawn(catalog::registry, ctx_, &store_, persistence_, options.publish_interval);
+  registry_ = sys.spawn(catalog::registry, ctx_, &store_, persistence_, options.publish_interval,
+                        options.counts_interval);
   std::vector<std::string> loaded;
   for (auto& [name, items] : initial_of) loaded.push_back(name);
   directory_ = std::make_shared<provider_directory>(sys, ctx_, registry_, std::move(initial_of));

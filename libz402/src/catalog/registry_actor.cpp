@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <utility>
 #include <unordered_set>
 
 namespace z402::catalog {
@@ -19,10 +20,13 @@ void publish_now(self_ptr self) {
   // The index holds positions and contents, which only these changes move.
   if (st.content_changed || !st.indexes) st.indexes = std::make_shared<const content_indexes>();
   st.content_changed = false;
+  st.unpublished = false;
   auto published = make_snapshot(++st.version, st.items, st.bytes, st.items_of.size(), st.ctx.clock->now_ms(), st.indexes);
   st.store->publish(published);
   if (st.persistence) self->send(st.persistence, atom::persist::value, published);
-  st.publications.acted(self->clock().now());
+  auto now = self->clock().now();
+  st.publications.acted(now);
+  st.count_publications.acted(now);
   for (auto& rp : st.waiting) rp.deliver(true);
   st.waiting.clear();
 }
@@ -93,19 +97,22 @@ snapshot_ptr first_snapshot(const item_list& loaded, std::int64_t now_ms) {
 
 registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry_state> self, engine_context ctx,
                                        snapshot_store* store, persistence_actor persistence,
-                                       std::chrono::milliseconds publish_interval) {
+                                       std::chrono::milliseconds publish_interval,
+                                       std::chrono::milliseconds counts_interval) {
   auto& st = self->state;
   st.ctx = std::move(ctx);
   st.store = store;
   st.persistence = std::move(persistence);
   st.publications = coalescer{publish_interval};
+  st.count_publications = coalescer{counts_interval};
   // Start from what the engine published (first_snapshot): its items, its version and indexes.
   auto first = store->load();
   for (auto& i : first->items) apply(st, i->record().provider, item_change{{i}, {}});
   st.version = first->version;
   st.indexes = first->indexes;
   st.content_changed = false;
-  st.publications.acted(self->clock().now());  // version 1 was a publication: the interval counts from it
+  st.publications.acted(self->clock().now());  // version 1 was a publication: the intervals count from it
+  st.count_publications.acted(self->clock().now());
   if (st.persistence) self->send(st.persistence, atom::persist::value, first);
   return {
       [=](atom::commit, const std::string& provider, const item_change& change, bool may_refuse) {
@@ -122,17 +129,30 @@ registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry
           rp.deliver(make_error(errc::catalog_full));
           return rp;
         }
+        bool content_before = std::exchange(st.content_changed, false);
         apply(st, provider, change);
-        st.waiting.push_back(rp);
-        if (st.publications.changed(self, atom::publish::value)) publish_now(self);
+        bool content = st.content_changed;
+        st.content_changed |= content_before;
+        st.unpublished = true;
+        if (content) {
+          st.waiting.push_back(rp);
+          if (st.publications.changed(self, atom::publish::value)) publish_now(self);
+        } else {
+          if (st.count_publications.changed(self, atom::counts::value)) publish_now(self);
+          rp.deliver(true);
+        }
         return rp;
       },
       [=](atom::publish) {
         self->state.publications.woke();
-        publish_now(self);
+        if (self->state.unpublished) publish_now(self);
+      },
+      [=](atom::counts) {
+        self->state.count_publications.woke();
+        if (self->state.unpublished) publish_now(self);
       },
       [=](atom::flush) {
-        if (self->state.publications.pending()) publish_now(self);
+        if (self->state.unpublished) publish_now(self);
         auto rp = self->make_response_promise<bool>();
         if (!self->state.persistence) {
           rp.deliver(true);

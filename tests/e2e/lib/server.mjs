@@ -1,4 +1,5 @@
 // Starts the built z402-bazaar on a free loopback port with its own data dir, and runs its CLI.
+import assert from "node:assert/strict";
 import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import net from "node:net";
@@ -141,6 +142,18 @@ export async function list(url, query = "", headers = {}) {
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** `promise`'s value as {value} if it settles within `ms`, else null (its timer never outlives it). */
+/** Polls `check` every 25 ms until it returns something truthy (returned), failing after `ms` (scaled). */
+export async function waitFor(what, check, ms) {
+  ms = scaled(ms);
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
 export async function settledWithin(promise, ms) {
   let timer;
   const late = new Promise((resolve) => (timer = setTimeout(resolve, ms, null)));

@@ -23,6 +23,7 @@ using settled = caf::atom_constant<caf::atom("settled")>;
 using providers = caf::atom_constant<caf::atom("providers")>;
 using tick = caf::atom_constant<caf::atom("tick")>;
 using publish = caf::atom_constant<caf::atom("publish")>;
+using counts = caf::atom_constant<caf::atom("counts")>;
 using persist = caf::atom_constant<caf::atom("persist")>;
 using write = caf::atom_constant<caf::atom("write")>;
 using retry = caf::atom_constant<caf::atom("retry")>;
@@ -43,12 +44,16 @@ using persistence_actor = caf::typed_actor<
 
 /// REGISTRY: the global totals and the published snapshots (registry_actor.hpp).
 using registry_actor = caf::typed_actor<
-    /// PROVIDER: (provider, change, may_refuse) applies one provider's change; true once readers
-    /// can see it. With may_refuse, a change that would pass a global budget is refused with
+    /// PROVIDER: (provider, change, may_refuse) applies one provider's change. True once readers
+    /// can see it when it changes content (items added, removed or rewritten); at once when it
+    /// only moves counts or lastSeen, which readers see within the counts interval. With
+    /// may_refuse, a change that would pass a global budget is refused with
     /// errc::catalog_full; without it (counts, heartbeats, eviction) it always lands.
     caf::replies_to<atom::commit, std::string, item_change, bool>::with<bool>,
-    /// itself: the publication interval is over; publish the coalesced changes.
+    /// itself: the publication interval is over; publish the coalesced content changes.
     caf::reacts_to<atom::publish>,
+    /// itself: the counts interval is over; publish the counts and lastSeen moved since.
+    caf::reacts_to<atom::counts>,
     /// ENGINE: publish and write everything now; true when it is on disk.
     caf::replies_to<atom::flush>::with<bool>>;
 

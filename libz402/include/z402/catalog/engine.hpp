@@ -24,7 +24,8 @@ struct engine_options {
   bool allow_http_resources = false;
   std::shared_ptr<const wall_clock> clock = std::make_shared<system_wall_clock>();
   std::filesystem::path catalog_file;  // empty: nothing is written
-  std::chrono::milliseconds publish_interval{1};  // coalescing bound of publications
+  std::chrono::milliseconds publish_interval{1};  // content changes are visible within this
+  std::chrono::milliseconds counts_interval{250};  // counts and lastSeen are visible within this
   std::chrono::milliseconds persist_interval{1000};
   /// fsync blocks, so PERSISTENCE runs on a thread of its own; deterministic tests turn it off.
   bool persistence_thread = true;
@@ -69,8 +70,10 @@ class engine {
   /// hand-off and a wake-up per event.
   void settle(settle_batch events, settle_answers answers);
 
-  /// Writes the catalog file now and waits (at most 10 s) for the answer: a clean stop.
-  /// Whether the newest snapshot is on disk.
+  /// Publishes every change held back (counts and lastSeen wait up to `counts_interval`),
+  /// writes the catalog file now and waits (at most 10 s) for the answer: a clean stop, or a
+  /// reader that must see every count acknowledged so far. Whether the newest snapshot is on
+  /// disk (true with no catalog file once published).
   bool flush();
 
   /// The provider was removed: its items leave the catalog.
