@@ -2,6 +2,7 @@
 #include "test.hpp"
 
 #include "fixtures.hpp"
+#include "z402/http/gzip_cache.hpp"
 #include "z402/http/list_query.hpp"
 #include "z402/wire/iso_time.hpp"
 
@@ -163,4 +164,30 @@ CAF_TEST(maxAmount keeps items with an entry at most that price and of the filte
     CAF_CHECK(req.error().code == errc::invalid_filter);
     CAF_CHECK_EQUAL(req.error().field, "maxAmount");
   }
+}
+
+CAF_TEST(a page is compressed once per ETag and by one reader at a time) {
+  http::gzip_cache cache;
+  http::response_text page{std::string(4096, 'x')};
+  // The first reader of a version claims the page; one that comes meanwhile does not wait and
+  // does not compress it again: it answers the page uncompressed.
+  auto first = cache.find_or_claim("\"7-a\"");
+  CAF_REQUIRE(first.claim && !first.hit);
+  auto meanwhile = cache.find_or_claim("\"7-a\"");
+  CAF_CHECK(!meanwhile.claim && !meanwhile.hit);
+  CAF_CHECK(cache.get("\"7-a\"", page) == nullptr);
+  auto filled = cache.fill(std::move(first.claim), page);
+  CAF_REQUIRE(filled && !filled->pending);
+  CAF_CHECK_EQUAL(filled->body, http::gzip(std::string_view{page}));
+  // Later readers of the same version are served the same bytes, compressed once.
+  auto again = cache.get("\"7-a\"", page);
+  CAF_CHECK(again == filled);
+  CAF_CHECK_EQUAL(cache.compressions.value(), 1u);
+  CAF_CHECK_EQUAL(cache.hits.value(), 1u);
+  CAF_CHECK_EQUAL(cache.deferred.value(), 2u);
+  // A new version is a new page.
+  auto next = cache.get("\"8-a\"", page);
+  CAF_REQUIRE(next);
+  CAF_CHECK(next != filled);
+  CAF_CHECK_EQUAL(cache.compressions.value(), 2u);
 }

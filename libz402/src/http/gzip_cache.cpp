@@ -7,27 +7,49 @@
 namespace z402::http {
 namespace {
 
-/// Feeds `parts` through one deflate stream.
+/// One deflate stream per thread, reset between pages, and its output buffer: a page's
+/// compression allocates only its result. (deflateInit2 allocates about 256 KiB of state and
+/// the output was a zeroed buffer of deflateBound bytes: fresh pages to fault in on every
+/// compression, and TLB-shootdown IPIs when freed, a third of the server's time under writes.)
+class deflater {
+ public:
+  deflater() {
+    // windowBits 15 + 16: the gzip wrapper; level 1: JSON compresses well even at the fastest level.
+    if (deflateInit2(&zs_, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+      throw std::runtime_error("zlib: deflateInit2 failed");
+  }
+  ~deflater() { deflateEnd(&zs_); }
+  deflater(const deflater&) = delete;
+  deflater& operator=(const deflater&) = delete;
+
+  /// Feeds `parts` through the stream.
+  template <class Parts>
+  std::string compress(std::size_t total, const Parts& parts) {
+    if (deflateReset(&zs_) != Z_OK) throw std::runtime_error("zlib: deflateReset failed");
+    auto bound = deflateBound(&zs_, total);
+    if (out_.size() < bound) out_.resize(bound);
+    zs_.next_out = reinterpret_cast<Bytef*>(out_.data());
+    zs_.avail_out = static_cast<uInt>(bound);
+    int rc = Z_OK;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      std::string_view p = parts[i];
+      zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(p.data()));
+      zs_.avail_in = static_cast<uInt>(p.size());
+      rc = deflate(&zs_, i + 1 == parts.size() ? Z_FINISH : Z_NO_FLUSH);
+    }
+    if (rc != Z_STREAM_END) throw std::runtime_error("zlib: deflate failed");
+    return std::string{out_.data(), zs_.total_out};
+  }
+
+ private:
+  z_stream zs_{};
+  std::string out_;  // grows to the largest page's bound and stays
+};
+
 template <class Parts>
 std::string deflate_parts(std::size_t total, const Parts& parts) {
-  z_stream zs{};
-  // windowBits 15 + 16: the gzip wrapper; level 1: JSON compresses well even at the fastest level.
-  if (deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    throw std::runtime_error("zlib: deflateInit2 failed");
-  std::string out(deflateBound(&zs, total), '\0');
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  int rc = Z_OK;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    std::string_view p = parts[i];
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(p.data()));
-    zs.avail_in = static_cast<uInt>(p.size());
-    rc = deflate(&zs, i + 1 == parts.size() ? Z_FINISH : Z_NO_FLUSH);
-  }
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END) throw std::runtime_error("zlib: deflate failed");
-  return out;
+  thread_local deflater d;
+  return d.compress(total, parts);
 }
 
 }  // namespace
@@ -43,16 +65,38 @@ std::string gzip(const response_text& page) {
   return deflate_parts(page.payload_size(), parts);
 }
 
-std::shared_ptr<const gzip_cache::entry> gzip_cache::get(std::string_view etag, const response_text& page) {
+gzip_cache::lookup gzip_cache::find_or_claim(std::string_view etag) {
   auto& slot = slots_[std::hash<std::string_view>{}(etag) % slot_count];
-  if (auto cached = slot.load(std::memory_order_acquire); cached && cached->etag == etag) {
+  auto cached = slot.load(std::memory_order_acquire);
+  if (cached && cached->etag == etag) {
+    if (cached->pending) {
+      deferred.add();
+      return {};
+    }
     hits.add();
-    return cached;
+    return {std::move(cached), nullptr};
   }
+  // Claim the slot for this ETag; whoever loses the race serves the page uncompressed.
+  auto claim = std::make_shared<const entry>(entry{std::string{etag}, {}, true});
+  if (!slot.compare_exchange_strong(cached, claim, std::memory_order_acq_rel)) {
+    deferred.add();
+    return {};
+  }
+  return {nullptr, std::move(claim)};
+}
+
+std::shared_ptr<const gzip_cache::entry> gzip_cache::fill(std::shared_ptr<const entry> claim, const response_text& page) {
+  auto& slot = slots_[std::hash<std::string_view>{}(claim->etag) % slot_count];
   compressions.add();
-  auto fresh = std::make_shared<const entry>(entry{std::string{etag}, gzip(page)});
-  slot.store(fresh, std::memory_order_release);
+  auto fresh = std::make_shared<const entry>(entry{claim->etag, gzip(page), false});
+  // Another ETag may have claimed the slot meanwhile (a hash collision): the newer claim stays.
+  slot.compare_exchange_strong(claim, fresh, std::memory_order_acq_rel);
   return fresh;
+}
+
+std::shared_ptr<const gzip_cache::entry> gzip_cache::get(std::string_view etag, const response_text& page) {
+  auto found = find_or_claim(etag);
+  return found.claim ? fill(std::move(found.claim), page) : std::move(found.hit);
 }
 
 }  // namespace z402::http

@@ -67,6 +67,9 @@ response metrics_response(const app_state& app) {
              "gzip'd catalog pages served, by whether they were compressed for this answer or came from the cache.");
   out.sample("z402_gzip_pages_total", {{"source", "compressed"}}, app.gzip.compressions.value());
   out.sample("z402_gzip_pages_total", {{"source", "cache"}}, app.gzip.hits.value());
+  out.family("z402_gzip_deferred_total", "counter",
+             "Pages asked for gzip and answered uncompressed because another reader was compressing the same page.");
+  out.sample("z402_gzip_deferred_total", {}, app.gzip.deferred.value());
   if (app.http_metrics) app.http_metrics->render(out);
   auto res = json_response(200, out.text());
   res.set(bhttp::field::content_type, telemetry::prometheus_text::content_type);

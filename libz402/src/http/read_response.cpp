@@ -67,10 +67,11 @@ response read_response(const request& req, std::string_view etag, response_text 
   res.set(bhttp::field::cache_control, "no-cache");
   res.set(bhttp::field::etag, etag);
   res.set(bhttp::field::vary, "Accept-Encoding");
-  if (body.payload_size() > gzip_threshold && accepts_gzip(req)) {
+  // The cached bytes go out as one gathered piece, kept alive by the answer: no copy. While
+  // another reader compresses this page, the page goes out as it is.
+  auto compressed = body.payload_size() > gzip_threshold && accepts_gzip(req) ? cache.get(etag, body) : nullptr;
+  if (compressed) {
     res.set(bhttp::field::content_encoding, "gzip");
-    // The cached bytes go out as one gathered piece, kept alive by the answer: no copy.
-    auto compressed = cache.get(etag, body);
     res.body().pieces.emplace_back(compressed->body.data(), compressed->body.size());
     res.body().keep_alive = std::move(compressed);
   } else {
