@@ -17,6 +17,8 @@ function wrk(file) {
   return { rps, p99Ms: Number(p99[1]) * scale[p99[2]], non2xx: Number(errors) };
 }
 const load = (f) => JSON.parse(read(f)).kinds;
+/** The load generator's share of the machine during a run (it shares the cores with the server). */
+const generatorShare = (f) => { const j = JSON.parse(read(f)); return j.generatorCpuSeconds / (j.seconds * num("nproc")); };
 const engine = JSON.parse(read("engine.json"));
 
 const reads = {};
@@ -36,7 +38,9 @@ for (const limit of [100, 10]) {
 }
 const searchHttp = wrk("wrk-search-http.txt"), searchMcp = wrk("wrk-search-mcp.txt");
 const mcpSearch = { http: searchHttp, mcp: searchMcp, ratio: searchMcp.rps / searchHttp.rps };
-const idle = load("load-idle.json"), write = load("load-write.json"), full = load("load-full.json"), settles = load("load-settle.json");
+const idle = load("load-idle-plain.json"), write = load("load-write-plain.json"), full = load("load-full.json"), settles = load("load-settle.json");
+const idleGzip = load("load-idle-gzip.json"), writeGzip = load("load-write-gzip.json");
+const shares = { writePlain: generatorShare("load-write-plain.json"), writeGzip: generatorShare("load-write-gzip.json") };
 const mb = (kb) => kb / 1024;
 const memory = {
   natural: { catalogBytes: num("natural_bytes"), idleRssKb: num("natural_idle_rss_kb"), peakRssKb: num("natural_peak_rss_kb") },
@@ -45,15 +49,15 @@ const memory = {
 for (const m of Object.values(memory)) m.peakRatio = (m.peakRssKb * 1024) / m.catalogBytes;
 
 const targets = [
-  ["list reads limit=100 vs nginx", reads.limit100.ratio, ">= 0.9x", reads.limit100.ratio >= 0.9, (v) => `${v.toFixed(2)}x`],
-  ["list reads limit=10 vs nginx", reads.limit10.ratio, ">= 0.9x", reads.limit10.ratio >= 0.9, (v) => `${v.toFixed(2)}x`],
+  ["list reads limit=100 vs nginx", reads.limit100.ratio, ">= 0.95x", reads.limit100.ratio >= 0.95, (v) => `${v.toFixed(2)}x`],
+  ["list reads limit=10 vs nginx", reads.limit10.ratio, ">= 0.95x", reads.limit10.ratio >= 0.95, (v) => `${v.toFixed(2)}x`],
   ["gzip'd list reads limit=100 vs nginx gzip_static", gzipReads.limit100.ratio, ">= 1.0x", gzipReads.limit100.ratio >= 1, (v) => `${v.toFixed(2)}x`],
   ["gzip'd list reads limit=10 vs nginx gzip_static", gzipReads.limit10.ratio, ">= 1.0x", gzipReads.limit10.ratio >= 1, (v) => `${v.toFixed(2)}x`],
-  ["reads under write load vs idle", write.list.perSecond / idle.list.perSecond, ">= 0.7x", write.list.perSecond / idle.list.perSecond >= 0.7, (v) => `${v.toFixed(2)}x`],
   ["read p99 under write load, 64 connections", write.list.p99Ms, "< 10 ms", write.list.p99Ms < 10, (v) => `${v.toFixed(2)} ms`],
-  ["declaration visible to readers, p99", write.visibility?.p99Ms ?? NaN, "< 50 ms", (write.visibility?.p99Ms ?? Infinity) < 50, (v) => `${v.toFixed(2)} ms`],
+  ["gzip'd read p99 under write load, 64 connections", writeGzip.list.p99Ms, "< 10 ms", writeGzip.list.p99Ms < 10, (v) => `${v.toFixed(2)} ms`],
+  ["changed declaration visible to readers, p99", write.visibility?.p99Ms ?? NaN, "< 50 ms", (write.visibility?.p99Ms ?? Infinity) < 50, (v) => `${v.toFixed(2)} ms`],
   ["settle events over HTTP (offered 40,000/s open loop, 64 connections)", settles.settle.perSecond, ">= 30,000/s", settles.settle.perSecond >= 30000, (v) => `${Math.round(v)}/s`],
-  ["settle events in-process", engine.settles_per_second, ">= 200,000/s", engine.settles_per_second >= 200000, (v) => `${Math.round(v)}/s`],
+  ["settle events in-process", engine.settles_per_second, ">= 300,000/s", engine.settles_per_second >= 300000, (v) => `${Math.round(v)}/s`],
   ["peak RSS / serialised catalog, full catalog under load", memory.full.peakRatio, "<= 3x", memory.full.peakRatio <= 3, (v) => `${v.toFixed(2)}x`],
 ];
 
@@ -103,9 +107,15 @@ const md = [
   `## 2. Reads under write load (z402-load, 64 readers paging limit=100)`,
   ``,
   ...loadTable("Reads alone", idle),
-  ...loadTable("Reads while 32 providers heartbeat every second and 5,000 settle events/s arrive", write),
+  ...loadTable("Reads while 32 providers heartbeat every second (every 4th beat changes an item) and 5,000 settle events/s arrive", write),
+  ...loadTable("gzip'd reads alone (Accept-Encoding: gzip, deflate)", idleGzip),
+  ...loadTable("gzip'd reads under the same write load", writeGzip),
   ...loadTable("Settle events alone, offered 40,000/s open loop on 64 connections (latency counted from when each was due)", settles),
-  `Read throughput under write load: ${(write.list.perSecond / idle.list.perSecond).toFixed(2)}x the idle figure. "visibility" is the time from sending a declaration to the first read that shows its new lastSeen.`,
+  `Read throughput under write load: ${(write.list.perSecond / idle.list.perSecond).toFixed(2)}x the idle figure plain, ` +
+    `${(writeGzip.list.perSecond / idleGzip.list.perSecond).toFixed(2)}x gzip'd, while the generator itself took ` +
+    `${(100 * shares.writePlain).toFixed(0)}% and ${(100 * shares.writeGzip).toFixed(0)}% of the machine. "visibility" is the time ` +
+    `from sending a changed declaration to the first read that shows its new content; counts and lastSeen are published at ` +
+    `most every 250 ms by design and are not probed.`,
   ``,
   `## 3. The engine alone, in-process`,
   ``,
@@ -126,5 +136,5 @@ const md = [
 ];
 mkdirSync(results, { recursive: true });
 writeFileSync(join(results, "latest.md"), md.join("\n") + "\n");
-writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, gzipReads, tlsReads, mcpSearch, underWriteLoad: { idle, write }, settlesAlone: settles, engine, memory, fullCatalogLoad: full,
+writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, gzipReads, tlsReads, mcpSearch, underWriteLoad: { idle, write, idleGzip, writeGzip, generatorShare: shares }, settlesAlone: settles, engine, memory, fullCatalogLoad: full,
   targets: targets.map(([name, value, aim, met]) => ({ name, value, aim, met })) }, null, 2) + "\n");

@@ -78,9 +78,14 @@ json::object make_item(const config::rail_terms& terms, const catalog_shape& sha
                                       {"z402", json::object{{"unit", i % 2 ? "call" : "page"}}}}}};
 }
 
-std::string declaration_body(const config::rail_terms& terms, const catalog_shape& shape, std::size_t p) {
+std::string declaration_body(const config::rail_terms& terms, const catalog_shape& shape, std::size_t p,
+                             std::string_view revision) {
   json::array items;
   for (std::size_t i = 0; i < shape.items; ++i) items.emplace_back(make_item(terms, shape, p, i));
+  if (!revision.empty() && !items.empty()) {
+    auto& description = items[0].as_object()["description"].as_string();
+    description.append("Revision ").append(revision).append(".");
+  }
   return json::serialize(json::object{{"items", std::move(items)}});
 }
 

@@ -25,8 +25,10 @@ std::string item_resource(std::size_t p, std::size_t i);
 /// The declared item i of provider p.
 boost::json::object make_item(const config::rail_terms& terms, const catalog_shape& shape, std::size_t p, std::size_t i);
 
-/// The POST /discovery/declarations body of provider p.
-std::string declaration_body(const config::rail_terms& terms, const catalog_shape& shape, std::size_t p);
+/// The POST /discovery/declarations body of provider p. A `revision` changes the content of its
+/// first item: its description ends with "Revision <revision>." (what a seller's edit does).
+std::string declaration_body(const config::rail_terms& terms, const catalog_shape& shape, std::size_t p,
+                             std::string_view revision = {});
 
 /// A settle event for item i of provider p, as a rail node reports it.
 std::string settle_body(const config::rail_terms& terms, const catalog_shape& shape, std::size_t p, std::size_t i);

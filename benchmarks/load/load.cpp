@@ -106,7 +106,7 @@ class connection {
 struct probe {
   std::size_t provider;
   clock_type::time_point sent;
-  std::string previous;  // lastSeen before this declaration
+  std::string revision;  // what the first item's description now ends with
 };
 
 struct shared_state {
@@ -116,12 +116,12 @@ struct shared_state {
   std::vector<std::string> declarations;  // body by provider
   std::vector<std::string> settles;       // bodies, cycled
   std::deque<probe> probes;               // lane 0 only
-  std::vector<std::string> last_seen;     // by provider, lane 0 only
 };
 
-bhttp::request<bhttp::string_body> get(const std::string& target) {
+bhttp::request<bhttp::string_body> get(const std::string& target, bool accept_gzip = false) {
   bhttp::request<bhttp::string_body> req{bhttp::verb::get, target, 11};
   req.set(bhttp::field::host, "127.0.0.1");
+  if (accept_gzip) req.set(bhttp::field::accept_encoding, "gzip, deflate");
   return req;
 }
 
@@ -171,7 +171,7 @@ net::awaitable<void> reader(shared_state& s, lane_stats& lane, std::size_t id) {
                             : "/discovery/resources?limit=" + std::to_string(s.options.list_limit) +
                                   "&offset=" + std::to_string((n % pages) * s.options.list_limit);
     auto t0 = clock_type::now();
-    auto status = co_await conn.exchange(get(target), nullptr, why);
+    auto status = co_await conn.exchange(get(target, s.options.accept_gzip), nullptr, why);
     record(s, lane, is_search ? search : list, status, why, t0);
   }
 }
@@ -197,14 +197,19 @@ net::awaitable<void> declarer(shared_state& s, lane_stats& lane, std::size_t p) 
       record(s, lane, invalid, status, why, t0, 400);
       continue;
     }
-    s.probes.push_back({p, t0, s.last_seen[p]});
+    // A changed declaration is probed until readers see its content; a repeat is a heartbeat.
+    if (s.options.change_every && beat % s.options.change_every == 0) {
+      auto revision = "r" + std::to_string(p) + "x" + std::to_string(beat);
+      s.declarations[p] = declaration_body(s.options.terms, s.options.shape, p, revision);
+      s.probes.push_back({p, t0, std::move(revision)});
+    }
     auto status = co_await conn.exchange(post("/discovery/declarations", s.options.provider_keys[p], s.declarations[p]), &answer, why);
     record(s, lane, declare, status, why, t0);
   }
 }
 
-/// The lastSeen readers see for the provider's first item, or empty.
-net::awaitable<std::string> read_last_seen(connection& conn, std::size_t provider) {
+/// The description readers see for the provider's first item, or empty.
+net::awaitable<std::string> read_description(connection& conn, std::size_t provider) {
   std::string why, body;
   auto target = "/discovery/resource?type=http&method=GET&url=" + percent_encode(item_resource(provider, 0));
   auto status = co_await conn.exchange(get(target), &body, why);
@@ -214,11 +219,11 @@ net::awaitable<std::string> read_last_seen(connection& conn, std::size_t provide
     if (auto* items = doc->get_object().if_contains("resources"); items && items->is_array())
       for (auto& it : items->get_array())
         if (it.is_object())
-          if (auto* seen = wire::find_string(it.get_object(), "lastSeen")) co_return std::string{*seen};
+          if (auto* text = wire::find_string(it.get_object(), "description")) co_return std::string{*text};
   co_return std::string{};
 }
 
-/// Polls the provider's first item until its lastSeen moves past the one before the beat.
+/// Polls the provider's first item until its description carries the beat's revision.
 net::awaitable<void> prober(shared_state& s, lane_stats& lane) {
   auto ex = co_await net::this_coro::executor;
   connection conn{ex, s.options};
@@ -237,11 +242,10 @@ net::awaitable<void> prober(shared_state& s, lane_stats& lane) {
       s.probes.pop_front();
       continue;
     }
-    auto seen = co_await read_last_seen(conn, p.provider);
-    if (!seen.empty() && seen != p.previous) {
+    auto seen = co_await read_description(conn, p.provider);
+    if (seen.ends_with("Revision " + p.revision + ".")) {
       lane.ok(visibility, micros_since(p.sent));
       s.live.done[visibility].fetch_add(1, std::memory_order_relaxed);
-      s.last_seen[p.provider] = seen;
       s.probes.pop_front();
     }
   }
@@ -275,7 +279,7 @@ net::awaitable<void> settler(shared_state& s, lane_stats& lane, std::size_t id) 
 }  // namespace
 
 load_result run_load(const load_options& o, std::FILE* progress) {
-  shared_state s{o, {}, clock_type::now() + o.duration, {}, {}, {}, std::vector<std::string>(o.shape.providers)};
+  shared_state s{o, {}, clock_type::now() + o.duration, {}, {}, {}};
   for (std::size_t p = 0; p < o.declarers; ++p) s.declarations.push_back(declaration_body(o.terms, o.shape, p));
   for (std::size_t p = 0; p < o.shape.providers && o.settles_per_second > 0; ++p)
     for (std::size_t i = 0; i < o.shape.items; i += 16) s.settles.push_back(settle_body(o.terms, o.shape, p, i));
@@ -285,15 +289,6 @@ load_result run_load(const load_options& o, std::FILE* progress) {
   std::vector<std::unique_ptr<net::io_context>> contexts;
   for (std::size_t l = 0; l < result.lanes.size(); ++l) contexts.push_back(std::make_unique<net::io_context>(1));
   auto& lane0 = *contexts[0];
-  if (o.declarers && o.declare_every.count() > 0) {  // what readers see before the first beat
-    net::io_context prime{1};
-    net::co_spawn(prime, [&]() -> net::awaitable<void> {
-      connection conn{co_await net::this_coro::executor, o};
-      for (std::size_t p = 0; p < o.declarers; ++p) s.last_seen[p] = co_await read_last_seen(conn, p);
-    }, net::detached);
-    prime.run();
-    s.end = clock_type::now() + o.duration;
-  }
   for (std::size_t r = 0; r < o.readers; ++r) {
     auto l = r % contexts.size();
     net::co_spawn(*contexts[l], reader(s, result.lanes[l], r), net::detached);
@@ -350,6 +345,43 @@ std::string seed_catalog(const load_options& o) {
   }, net::detached);
   ioc.run();
   return failure;
+}
+
+std::vector<std::uint64_t> searchable_latency(const load_options& o, std::size_t rounds, std::string& why) {
+  std::vector<std::uint64_t> micros;
+  net::io_context ioc{1};
+  net::co_spawn(ioc, [&]() -> net::awaitable<void> {
+    connection conn{co_await net::this_coro::executor, o};
+    net::steady_timer pause{co_await net::this_coro::executor};
+    std::string answer, failure;
+    auto listed = item_resource(0, 0);
+    for (std::size_t k = 0; k < rounds; ++k) {
+      std::string word = "zqprobe";  // letters only: one term whatever the tokenizer does with digits
+      for (auto n = k + 1; n; n /= 26) word += static_cast<char>('a' + n % 26);
+      auto t0 = clock_type::now();
+      auto status = co_await conn.exchange(post("/discovery/declarations", o.provider_keys[0], declaration_body(o.terms, o.shape, 0, word)),
+                                           &answer, failure);
+      if (status != 200) {
+        why = "the changed declaration got " + (status ? "HTTP " + std::to_string(status) + " " + answer : failure);
+        co_return;
+      }
+      for (;;) {
+        status = co_await conn.exchange(get("/discovery/search?query=" + word + "&limit=1"), &answer, failure);
+        if (status == 200 && answer.find(listed) != std::string::npos) break;
+        if (status != 200 || clock_type::now() - t0 > std::chrono::seconds{10}) {
+          why = "not searchable within 10 s (last answer " + std::to_string(status) + ")";
+          co_return;
+        }
+      }
+      micros.push_back(micros_since(t0));
+      pause.expires_after(std::chrono::milliseconds{100});  // rounds apart, as separate edits are
+      beast::error_code ec;
+      co_await pause.async_wait(net::redirect_error(use_awaitable, ec));
+    }
+  }, net::detached);
+  ioc.run();
+  if (!why.empty()) micros.clear();
+  return micros;
 }
 
 }  // namespace z402::bench

@@ -24,6 +24,8 @@ struct load_options {
   std::chrono::milliseconds declare_every{0};  // 0: no declarations
   std::size_t declarers = 0;         // providers that heartbeat (each with its own connection)
   std::size_t invalid_every = 0;     // 0: none; N: every Nth beat of a declarer is a declaration that must get 400
+  std::size_t change_every = 0;      // 0: beats repeat; N: every Nth beat changes the first item's content (probed)
+  bool accept_gzip = false;          // readers send Accept-Encoding: gzip, deflate, as node's fetch and browsers do
   double settles_per_second = 0;
   std::size_t settle_connections = 16;
   catalog_shape shape;
@@ -43,5 +45,10 @@ load_result run_load(const load_options& options, std::FILE* progress);
 /// Declares every provider's items once (the seed), retrying while a new key is not yet
 /// known to the server. Returns an error message, or empty.
 std::string seed_catalog(const load_options& options);
+
+/// How long a content change takes to be searchable, `rounds` times: provider 0 declares its
+/// first item with a word no item has, then one connection searches for that word until the
+/// item is found (microseconds from sending the declaration). Empty when a round failed (`why`).
+std::vector<std::uint64_t> searchable_latency(const load_options& options, std::size_t rounds, std::string& why);
 
 }  // namespace z402::bench

@@ -3,21 +3,25 @@
 //       adds the providers and a settle key with the server's own CLI, declares the catalog,
 //       and writes what `run` needs (keys, terms, shape) to FILE.
 //   z402-load run --target URL --keys FILE [--duration 30] [--threads 1] [--readers 64] [--limit 100]
-//       [--search-every 0] [--declare-every-ms 0] [--declarers 0] [--invalid-every 0]
-//       [--settles-per-second 0] [--settle-connections 16] [--json FILE]
+//       [--search-every 0] [--declare-every-ms 0] [--declarers 0] [--invalid-every 0] [--change-every 0]
+//       [--settles-per-second 0] [--settle-connections 16] [--accept-gzip 0] [--json FILE]
 //       prints a progress line each second and a summary (requests/s, p50/p99/p999, errors).
+//   z402-load searchable --target URL --keys FILE [--rounds 20] [--json FILE]
+//       how long a content change takes to be searchable (p50, p99, max).
 #include "load.hpp"
 
 #include "z402/wire/url.hpp"
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <sys/resource.h>
 
 namespace {
 
@@ -29,8 +33,9 @@ int usage(const std::string& why) {
             << "usage: z402-load seed --target URL --bazaar BIN --data-dir DIR --keys-out FILE [--providers N] [--items N] [--fill-bytes N]\n"
             << "       z402-load run --target URL --keys FILE [--duration S] [--threads N] [--readers N] [--limit N]\n"
             << "                 [--search-every N] [--declare-every-ms MS] [--declarers N] [--invalid-every N]\n"
-            << "                 [--settles-per-second N]"
-            << " [--settle-connections N] [--json FILE]\n";
+            << "                 [--change-every N] [--settles-per-second N] [--settle-connections N] [--accept-gzip 0|1]\n"
+            << "                 [--json FILE]\n"
+            << "       z402-load searchable --target URL --keys FILE [--rounds N] [--json FILE]\n";
   return 2;
 }
 
@@ -111,7 +116,7 @@ int main(int argc, char** argv) {
     std::cerr << "z402-load: seeded " << o.shape.providers * o.shape.items << " items from " << o.shape.providers << " providers\n";
     return 0;
   }
-  if (command != "run") return usage("unknown command " + command);
+  if (command != "run" && command != "searchable") return usage("unknown command " + command);
   if (!a.contains("--keys")) return usage("--keys is required (written by z402-load seed)");
   std::ifstream in{a["--keys"]};
   std::stringstream text;
@@ -123,14 +128,31 @@ int main(int argc, char** argv) {
   auto& shape = keys.at("shape").as_object();
   o.shape = {static_cast<std::size_t>(shape.at("providers").as_int64()), static_cast<std::size_t>(shape.at("items").as_int64()),
              static_cast<std::size_t>(shape.at("fillBytes").as_int64())};
-  std::size_t duration = 30, declare_ms = 0, settles = 0;
+  if (command == "searchable") {
+    std::size_t rounds = 20;
+    if (!number(a, "--rounds", rounds, 1000) || rounds == 0) return usage("--rounds is 1-1000");
+    std::string why;
+    auto micros = bench::searchable_latency(o, rounds, why);
+    if (micros.empty()) return std::cerr << "z402-load searchable: " << why << "\n", 1;
+    std::sort(micros.begin(), micros.end());
+    auto at = [&](double q) { return static_cast<double>(micros[std::min(micros.size() - 1, static_cast<std::size_t>(q * micros.size()))]) / 1000; };
+    std::printf("searchable after a content change, %zu rounds: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", micros.size(), at(0.5),
+                at(0.99), static_cast<double>(micros.back()) / 1000);
+    if (a.contains("--json"))
+      std::ofstream{a["--json"]} << json::serialize(json::object{
+          {"rounds", micros.size()}, {"p50Ms", at(0.5)}, {"p99Ms", at(0.99)}, {"maxMs", static_cast<double>(micros.back()) / 1000}}) << "\n";
+    return 0;
+  }
+  std::size_t duration = 30, declare_ms = 0, settles = 0, gzip = 0;
   if (!number(a, "--duration", duration, 600) || duration == 0 || !number(a, "--threads", o.threads, 8) || o.threads == 0 ||
       !number(a, "--readers", o.readers, 1024) || !number(a, "--limit", o.list_limit, 1000) || o.list_limit == 0 ||
       !number(a, "--search-every", o.search_every, 1'000'000) || !number(a, "--declare-every-ms", declare_ms, 3'600'000) ||
       !number(a, "--declarers", o.declarers, o.shape.providers) || !number(a, "--invalid-every", o.invalid_every, 1'000'000) || !number(a, "--settles-per-second", settles, 100'000) ||
-      !number(a, "--settle-connections", o.settle_connections, 256) || o.settle_connections == 0)
+      !number(a, "--settle-connections", o.settle_connections, 256) || o.settle_connections == 0 ||
+      !number(a, "--change-every", o.change_every, 1'000'000) || !number(a, "--accept-gzip", gzip, 1))
     return usage("a number is out of its bounds (duration 1-600 s, threads 1-8, readers <= 1024, limit 1-1000, "
-                 "declarers <= providers, settles <= 100000/s, settle connections 1-256)");
+                 "declarers <= providers, settles <= 100000/s, settle connections 1-256, accept-gzip 0 or 1)");
+  o.accept_gzip = gzip == 1;
   o.duration = std::chrono::seconds{duration};
   o.declare_every = std::chrono::milliseconds{declare_ms};
   o.settles_per_second = static_cast<double>(settles);
@@ -148,7 +170,13 @@ int main(int argc, char** argv) {
                 errors.empty() ? "-" : errors.c_str());
     kinds[bench::kind_names[k]] = row_json(row);
   }
+  // What the generator itself took of the machine it shares with the server.
+  rusage self{};
+  getrusage(RUSAGE_SELF, &self);
+  auto cpu = static_cast<double>(self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
+             static_cast<double>(self.ru_utime.tv_usec + self.ru_stime.tv_usec) / 1e6;
   if (a.contains("--json"))
-    std::ofstream{a["--json"]} << json::serialize(json::object{{"seconds", result.seconds}, {"kinds", std::move(kinds)}}) << "\n";
+    std::ofstream{a["--json"]} << json::serialize(json::object{
+        {"seconds", result.seconds}, {"generatorCpuSeconds", cpu}, {"kinds", std::move(kinds)}}) << "\n";
   return 0;
 }
