@@ -304,3 +304,31 @@ CAF_TEST(resolve finds the item of every provider with one identity) {
   CAF_CHECK(refused("url=https%3A%2F%2Fa.example.com", errc::invalid_filter, "type"));
   CAF_CHECK(refused("type=mcp&url=https%3A%2F%2Fa.example.com", errc::invalid_filter, "toolName"));
 }
+
+CAF_TEST(a page sorted on demand equals the same page of the whole ranking) {
+  // 300 listings over 5 origins, scores spread and tied: pages must be what spread_origins of
+  // the fully sorted ranking gives, at every offset, past the end, and where origins run short
+  // (5 origins x 3 places = 15 hits keep theirs; the rest come after, in rank order).
+  std::vector<std::string> urls, descriptions;
+  for (int i = 0; i < 300; ++i) {
+    urls.push_back("https://o" + std::to_string(i % 5) + ".example.com/r" + std::to_string(i));
+    descriptions.push_back(std::string{i % 3 ? "Weather forecast" : "Weather"} + std::string(static_cast<std::size_t>(i % 7), '!') +
+                           " for city " + std::to_string(i % 11) + ".");
+  }
+  std::vector<listing> rows;
+  for (int i = 0; i < 300; ++i) rows.push_back({"Forecasts", urls[i].c_str(), descriptions[i].c_str(), {}, "call", {}});
+  rows.insert(rows.end(), catalog_rows.begin(), catalog_rows.end());
+  auto s = snapshot_of(rows);
+  auto& idx = s.search_index_of();
+  for (auto query : {"weather forecast", "weather city 3", "translate text", "nothing matches zzz"}) {
+    auto terms = search::tokenize(query);
+    auto whole = search::spread_origins(idx, idx.rank(terms), http::results_per_origin);
+    for (std::size_t offset : {0u, 1u, 10u, 14u, 15u, 16u, 100u, 299u, 400u})
+      for (std::size_t limit : {1u, 10u, 100u, 1000u}) {
+        std::vector<std::size_t> expected;
+        for (auto i = offset; i < whole.size() && expected.size() < limit; ++i) expected.push_back(whole[i].position);
+        auto page = search::page_of(idx, idx.score(terms), http::results_per_origin, offset, limit);
+        CAF_CHECK(page == expected);
+      }
+  }
+}

@@ -126,12 +126,20 @@ index::index(std::vector<const document*> docs) : docs_(std::move(docs)) {
 }
 
 std::vector<hit> index::rank(const std::vector<std::string>& query_terms) const {
+  auto hits = score(query_terms);
+  std::sort(hits.begin(), hits.end(), ranks_before);
+  return hits;
+}
+
+std::vector<hit> index::score(const std::vector<std::string>& query_terms) const {
   std::vector<std::string> distinct = query_terms;
   sort_distinct(distinct);
-  // A dense accumulator per thread: no hashing and no allocation per matching document.
+  // A dense accumulator per thread: no hashing and no allocation per matching document. It is
+  // all zeros between calls (the touched entries are reset below), so a query costs its
+  // matches, not the catalog's size.
   thread_local std::vector<double> scores;
   thread_local std::vector<std::uint32_t> touched;
-  scores.assign(docs_.size(), 0.0);
+  if (scores.size() < docs_.size()) scores.resize(docs_.size(), 0.0);
   touched.clear();
   const double n = static_cast<double>(docs_.size());
   for (auto& term : distinct) {
@@ -149,12 +157,14 @@ std::vector<hit> index::rank(const std::vector<std::string>& query_terms) const 
   }
   std::vector<hit> hits;
   hits.reserve(touched.size());
-  for (auto doc : touched) hits.push_back({doc, scores[doc]});
-  std::sort(hits.begin(), hits.end(), [](const hit& a, const hit& b) {
-    return a.score != b.score ? a.score > b.score : a.position < b.position;
-  });
+  for (auto doc : touched) {
+    hits.push_back({doc, scores[doc]});
+    scores[doc] = 0.0;
+  }
   return hits;
 }
+
+bool ranks_before(const hit& a, const hit& b) { return a.score != b.score ? a.score > b.score : a.position < b.position; }
 
 std::vector<hit> spread_origins(const index& idx, std::vector<hit> hits, std::size_t per_origin) {
   std::vector<std::uint32_t> seen(idx.origins(), 0);
@@ -163,6 +173,46 @@ std::vector<hit> spread_origins(const index& idx, std::vector<hit> hits, std::si
   for (auto& h : hits) (++seen[idx.origin_of(h.position)] <= per_origin ? kept : moved).push_back(h);
   kept.insert(kept.end(), moved.begin(), moved.end());
   return kept;
+}
+
+std::vector<std::size_t> page_of(const index& idx, std::vector<hit> hits, std::size_t per_origin, std::size_t offset,
+                                 std::size_t limit) {
+  auto want = std::min(hits.size(), offset + limit);
+  if (offset >= want) return {};
+  // Hits seen per origin: all zeros between calls (reset below), so no allocation or clearing
+  // in proportion to the catalog.
+  thread_local std::vector<std::uint32_t> seen;
+  if (seen.size() < idx.origins()) seen.resize(idx.origins(), 0);
+  std::vector<std::size_t> kept;  // indexes into the sorted prefix of `hits`, in rank order
+  std::size_t sorted = 0, scanned = 0;
+  // Sort the next stretch of the ranking, then scan it for hits that keep their place, until
+  // the page is full of them or the ranking runs out.
+  for (auto k = std::min(hits.size(), std::max<std::size_t>(64, 4 * want)); kept.size() < want && sorted < hits.size();
+       k = std::min(hits.size(), 2 * k)) {
+    std::partial_sort(hits.begin() + static_cast<std::ptrdiff_t>(sorted), hits.begin() + static_cast<std::ptrdiff_t>(k), hits.end(),
+                      ranks_before);
+    sorted = k;
+    for (; scanned < sorted && kept.size() < want; ++scanned)
+      if (++seen[idx.origin_of(hits[scanned].position)] <= per_origin) kept.push_back(scanned);
+  }
+  for (std::size_t i = 0; i < scanned; ++i) seen[idx.origin_of(hits[i].position)] = 0;
+  std::vector<std::size_t> page;
+  for (auto i = offset; i < std::min(want, kept.size()); ++i) page.push_back(hits[kept[i]].position);
+  if (kept.size() >= want) return page;
+  // Origins ran short: the rest of the page comes from the hits that moved, in rank order (the
+  // whole ranking is sorted and scanned by now).
+  std::vector<bool> is_kept(hits.size(), false);
+  for (auto i : kept) is_kept[i] = true;
+  auto moved_skip = offset > kept.size() ? offset - kept.size() : 0;
+  for (std::size_t i = 0; i < hits.size() && page.size() < want - offset; ++i) {
+    if (is_kept[i]) continue;
+    if (moved_skip > 0) {
+      --moved_skip;
+      continue;
+    }
+    page.push_back(hits[i].position);
+  }
+  return page;
 }
 
 }  // namespace z402::search

@@ -53,6 +53,9 @@ class index {
 
   /// Every document that shares a term with the query, best first; ties keep listing order.
   std::vector<hit> rank(const std::vector<std::string>& query_terms) const;
+  /// The same hits in no particular order: for a caller that needs only a page of them
+  /// (page_of), the cost is the matches', not a sort of them all.
+  std::vector<hit> score(const std::vector<std::string>& query_terms) const;
 
   const document& doc(std::size_t position) const { return *docs_[position]; }
   std::size_t size() const { return docs_.size(); }
@@ -75,5 +78,14 @@ class index {
 /// At most `per_origin` hits of one origin keep their place; the others move to the end, in
 /// their ranked order, never dropped.
 std::vector<hit> spread_origins(const index& idx, std::vector<hit> hits, std::size_t per_origin);
+
+/// Best first, ties in listing order.
+bool ranks_before(const hit& a, const hit& b);
+
+/// Positions [offset, offset + limit) of spread_origins(idx, sorted hits, per_origin), from
+/// `hits` in any order (score): only as much of the ranking is sorted as the page needs,
+/// usually a few times offset + limit, all of it only when origins run short.
+std::vector<std::size_t> page_of(const index& idx, std::vector<hit> hits, std::size_t per_origin, std::size_t offset,
+                                 std::size_t limit);
 
 }  // namespace z402::search
