@@ -53,7 +53,7 @@ std::optional<int> load_config(const cli::command& cmd, config::bazaar_config& c
   auto implicit = cfg.data_dir / "config.json";
   if (config_file.empty() && std::filesystem::exists(implicit)) config_file = implicit;
   if (config_file.empty()) return std::nullopt;
-  if (auto err = config::apply_config_file(cfg, config_file)) return cli::usage_error(cmd, *err);
+  if (auto applied = config::apply_config_file(cfg, config_file); !applied) return cli::usage_error(cmd, applied.error().reason);
   return std::nullopt;
 }
 
@@ -80,7 +80,7 @@ int serve_command(const std::vector<std::string>& args) {
   if (cert.empty() != key.empty()) return cli::usage_error(cmd, "--tls-cert and --tls-key go together");
   if (auto stop = load_config(cmd, cfg, config_file)) return *stop;
   if (!listen.empty())
-    if (auto err = config::set_listen(cfg, listen)) return cli::usage_error(cmd, "--listen: " + *err);
+    if (auto set = config::set_listen(cfg, listen); !set) return cli::usage_error(cmd, "--listen: " + set.error().reason);
   if (vm.count("max-connections")) {
     if (max_connections == 0) return cli::usage_error(cmd, "--max-connections must be at least 1");
     cfg.max_connections = max_connections;

@@ -11,92 +11,91 @@
 namespace z402::config {
 namespace {
 
-std::optional<std::string> positive(const boost::json::value& v, const std::string& name, std::uint64_t max,
-                                    std::uint64_t& out) {
-  if (v.is_int64() && v.as_int64() > 0 && static_cast<std::uint64_t>(v.as_int64()) <= max) {
-    out = static_cast<std::uint64_t>(v.as_int64());
-    return std::nullopt;
-  }
-  return name + " must be an integer from 1 to " + std::to_string(max);
+expected<std::uint64_t> positive(const boost::json::value& v, const std::string& name, std::uint64_t max) {
+  if (v.is_int64() && v.as_int64() > 0 && static_cast<std::uint64_t>(v.as_int64()) <= max)
+    return static_cast<std::uint64_t>(v.as_int64());
+  return refused(name, name + " must be an integer from 1 to " + std::to_string(max));
 }
 
 }  // namespace
 
-std::optional<std::string> set_listen(bazaar_config& cfg, std::string_view host_port) {
+expected<void> set_listen(bazaar_config& cfg, std::string_view host_port) {
   auto address = parse_listen_address(host_port, true);
-  if (!address) return address.error().reason;
+  if (!address) return address.error();
   cfg.listen_host = std::move(address->host);
   cfg.listen_port = address->port;
-  return std::nullopt;
+  return {};
 }
 
-std::optional<std::string> apply_config_file(bazaar_config& cfg, const std::filesystem::path& file) {
+expected<void> apply_config_file(bazaar_config& cfg, const std::filesystem::path& file) {
   auto text = read_file(file);
-  if (!text) return text.error().code == errc::not_found ? "cannot read " + file.string() : text.error().reason;
+  if (!text)
+    return error{text.error().code, "", text.error().code == errc::not_found ? "cannot read " + file.string() : text.error().reason};
   auto doc = wire::parse_strict(*text, 16);
-  if (!doc || !doc->is_object()) return file.string() + ": " + (doc ? "must hold a JSON object" : doc.error().reason);
+  if (!doc || !doc->is_object()) return refused("", file.string() + ": " + (doc ? "must hold a JSON object" : doc.error().reason));
   static const std::set<std::string_view> known{"listen", "terms", "allowHttpResources", "ioThreads",
                                                 "actorThreads", "accessLog", "metrics", "tls", "connections",
                                                 "limits"};
   for (auto& kv : doc->as_object()) {
     auto name = std::string{kv.key()};
     auto& v = kv.value();
-    if (!known.count(name)) return file.string() + ": unknown key " + name;
+    if (!known.count(name)) return refused(name, file.string() + ": unknown key " + name);
     if (name == "listen") {
-      if (!v.is_string()) return "listen must be a string HOST:PORT";
-      if (auto e = set_listen(cfg, v.as_string())) return e;
+      if (!v.is_string()) return refused(name, "listen must be a string HOST:PORT");
+      if (auto set = set_listen(cfg, v.as_string()); !set) return set;
     } else if (name == "terms") {
       auto terms = terms_from_json(v, cfg.terms);
-      if (!terms) return terms.error().reason;
+      if (!terms) return terms.error();
       cfg.terms = std::move(*terms);
     } else if (name == "allowHttpResources" || name == "accessLog" || name == "metrics") {
-      if (!v.is_bool()) return name + " must be true or false";
+      if (!v.is_bool()) return refused(name, name + " must be true or false");
       (name == "accessLog" ? cfg.access_log : name == "metrics" ? cfg.metrics : cfg.allow_http_resources) = v.as_bool();
     } else if (name == "tls") {
-      if (!v.is_object()) return "tls must be an object {\"certificate\": FILE, \"key\": FILE}";
+      if (!v.is_object()) return refused(name, "tls must be an object {\"certificate\": FILE, \"key\": FILE}");
       for (auto& t : v.as_object()) {
         auto tname = "tls." + std::string{t.key()};
-        if (t.key() != "certificate" && t.key() != "key") return "unknown key " + tname;
-        if (!t.value().is_string() || t.value().as_string().empty()) return tname + " must be a file name";
+        if (t.key() != "certificate" && t.key() != "key") return refused(tname, "unknown key " + tname);
+        if (!t.value().is_string() || t.value().as_string().empty()) return refused(tname, tname + " must be a file name");
         auto path = file.parent_path() / std::string{t.value().as_string()};
         (t.key() == "key" ? cfg.tls_key : cfg.tls_certificate) = path;
       }
-      if (cfg.tls_key.empty() != cfg.tls_certificate.empty()) return "tls needs both certificate and key";
+      if (cfg.tls_key.empty() != cfg.tls_certificate.empty()) return refused(name, "tls needs both certificate and key");
     } else if (name == "ioThreads" || name == "actorThreads") {
-      std::uint64_t n = 0;
-      if (auto e = positive(v, name, 64, n)) return e;
-      (name == "ioThreads" ? cfg.io_threads : cfg.actor_threads) = n;
+      auto n = positive(v, name, 64);
+      if (!n) return n.error();
+      (name == "ioThreads" ? cfg.io_threads : cfg.actor_threads) = *n;
     } else if (name == "connections") {
-      if (!v.is_object()) return "connections must be an object";
+      if (!v.is_object()) return refused(name, "connections must be an object");
       for (auto& c : v.as_object()) {
         auto cname = "connections." + std::string{c.key()};
-        std::uint64_t n = 0;
         if (c.key() == "max") {
-          if (auto e = positive(c.value(), cname, 1u << 20, n)) return e;
-          cfg.max_connections = n;
+          auto n = positive(c.value(), cname, 1u << 20);
+          if (!n) return n.error();
+          cfg.max_connections = *n;
         } else if (c.key() == "idleTimeoutSeconds" || c.key() == "requestTimeoutSeconds") {
-          if (auto e = positive(c.value(), cname, 3600, n)) return e;
-          (c.key() == "idleTimeoutSeconds" ? cfg.idle_timeout : cfg.request_timeout) = std::chrono::seconds{n};
+          auto n = positive(c.value(), cname, 3600);
+          if (!n) return n.error();
+          (c.key() == "idleTimeoutSeconds" ? cfg.idle_timeout : cfg.request_timeout) = std::chrono::seconds{*n};
         } else {
-          return "unknown key " + cname;
+          return refused(cname, "unknown key " + cname);
         }
       }
     } else {  // limits
-      if (!v.is_object()) return "limits must be an object";
+      if (!v.is_object()) return refused(name, "limits must be an object");
       for (auto& lim : v.as_object()) {
         auto lname = "limits." + std::string{lim.key()};
-        std::uint64_t n = 0;
-        if (auto e = positive(lim.value(), lname, std::uint64_t{1} << 40, n)) return e;
-        if (lim.key() == "maxItemsPerProvider") cfg.limits.max_items_per_provider = n;
-        else if (lim.key() == "maxItems") cfg.limits.max_items = n;
-        else if (lim.key() == "maxCatalogBytes") cfg.limits.max_catalog_bytes = n;
-        else if (lim.key() == "maxPaymentItemsPerProvider") cfg.limits.max_payment_items_per_provider = n;
-        else if (lim.key() == "retentionSeconds") cfg.limits.retention = std::chrono::seconds{n};
-        else return "unknown key " + lname;
+        auto n = positive(lim.value(), lname, std::uint64_t{1} << 40);
+        if (!n) return n.error();
+        if (lim.key() == "maxItemsPerProvider") cfg.limits.max_items_per_provider = *n;
+        else if (lim.key() == "maxItems") cfg.limits.max_items = *n;
+        else if (lim.key() == "maxCatalogBytes") cfg.limits.max_catalog_bytes = *n;
+        else if (lim.key() == "maxPaymentItemsPerProvider") cfg.limits.max_payment_items_per_provider = *n;
+        else if (lim.key() == "retentionSeconds") cfg.limits.retention = std::chrono::seconds{*n};
+        else return refused(lname, "unknown key " + lname);
       }
     }
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace z402::config

@@ -30,7 +30,7 @@ expected<query_params> parse_query(std::string_view query) {
     auto value = wire::percent_decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1),
                                       wire::percent_decoding::form);
     if (!name || !value) return invalid_filter("", "the query string has a malformed percent-escape");
-    if (rules::unsafe_text_reason(*value)) {
+    if (!rules::check_shown_text(*value, *name)) {
       return invalid_filter(*name, "parameter " + *name + " is not valid text (invalid UTF-8 or a control character)");
     }
     if (!params.emplace(*name, std::move(*value)).second) {

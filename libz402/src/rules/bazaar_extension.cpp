@@ -26,37 +26,38 @@ bool one_of(std::string_view s, std::initializer_list<std::string_view> options)
   return false;
 }
 
-// Finds a $ref/$id that points outside the document, or a `pattern` too long to run safely.
-std::optional<std::string> unsafe_schema_keyword(const boost::json::value& v, const std::string& path) {
+// Refuses a $ref/$id that points outside the document, or a `pattern` too long to run safely;
+// the field is the keyword's path.
+expected<void> check_schema_keywords(const boost::json::value& v, const std::string& path) {
   if (auto* arr = v.if_array()) {
     for (std::size_t i = 0; i < arr->size(); ++i)
-      if (auto r = unsafe_schema_keyword((*arr)[i], path + "[" + std::to_string(i) + "]")) return r;
-    return std::nullopt;
+      if (auto r = check_schema_keywords((*arr)[i], path + "[" + std::to_string(i) + "]"); !r) return r;
+    return {};
   }
   auto* obj = v.if_object();
-  if (!obj) return std::nullopt;
+  if (!obj) return {};
   for (auto& kv : *obj) {
     std::string key{kv.key()};
     std::string here = path + "." + key;
     if (key == "$ref" || key == "$id") {
       auto* s = kv.value().if_string();
       if (!s || s->empty() || s->front() != '#')
-        return here + ": must be a local reference starting with '#' (nothing remote is resolved)";
+        return refused(here, "must be a local reference starting with '#' (nothing remote is resolved)");
     }
     if (key == "pattern" && kv.value().is_string() && kv.value().as_string().size() > max_schema_pattern_bytes)
-      return here + ": a pattern may be at most " + std::to_string(max_schema_pattern_bytes) + " bytes";
-    if (auto r = unsafe_schema_keyword(kv.value(), here)) return r;
+      return refused(here, "a pattern may be at most " + std::to_string(max_schema_pattern_bytes) + " bytes");
+    if (auto r = check_schema_keywords(kv.value(), here); !r) return r;
   }
-  return std::nullopt;
+  return {};
 }
 
-std::optional<error> check_example(const boost::json::object& parent, const std::string& path) {
+expected<void> check_example(const boost::json::object& parent, const std::string& path) {
   if (auto* ex = parent.if_contains("example"); ex && boost::json::serialize(*ex).size() > max_example_bytes)
     return refused(path + ".example", "may serialise to at most " + std::to_string(max_example_bytes) + " bytes");
-  return std::nullopt;
+  return {};
 }
 
-std::optional<error> check_against_schema(const boost::json::value& schema_json, const boost::json::value& info) {
+expected<void> check_against_schema(const boost::json::value& schema_json, const boost::json::value& info) {
   valijson::Schema schema;
   try {
     valijson::SchemaParser parser{valijson::SchemaParser::kDraft7};
@@ -74,7 +75,7 @@ std::optional<error> check_against_schema(const boost::json::value& schema_json,
   } catch (const std::exception& e) {
     return refused(prefix + ".info", std::string{"could not be checked against the schema: "} + e.what());
   }
-  if (valid) return std::nullopt;
+  if (valid) return {};
   valijson::ValidationResults::Error first;
   std::string where = prefix + ".info";
   std::string why = "does not match extensions.bazaar.schema";
@@ -91,7 +92,7 @@ std::optional<error> check_against_schema(const boost::json::value& schema_json,
   return refused(where, why);
 }
 
-std::optional<error> check_http_input(const boost::json::object& input, bazaar_facts& facts) {
+expected<void> check_http_input(const boost::json::object& input, bazaar_facts& facts) {
   const std::string path = prefix + ".info.input";
   facts.method = "GET";
   if (auto* m = input.if_contains("method")) {
@@ -107,10 +108,10 @@ std::optional<error> check_http_input(const boost::json::object& input, bazaar_f
     if (!one_of(facts.method, {"POST", "PUT", "PATCH"}))
       return refused(path + ".bodyType", "needs a body method (POST, PUT or PATCH), not " + facts.method);
   }
-  return std::nullopt;
+  return {};
 }
 
-std::optional<error> check_mcp_input(const boost::json::object& input, bazaar_facts& facts) {
+expected<void> check_mcp_input(const boost::json::object& input, bazaar_facts& facts) {
   const std::string path = prefix + ".info.input";
   auto* tool = wire::find_string(input, "toolName");
   if (!tool || !is_printable_ascii(*tool, 128))
@@ -128,7 +129,7 @@ std::optional<error> check_mcp_input(const boost::json::object& input, bazaar_fa
 
 }  // namespace
 
-std::optional<error> check_bazaar_extension(const boost::json::value& bazaar, route_template_policy policy,
+expected<void> check_bazaar_extension(const boost::json::value& bazaar, route_template_policy policy,
                                                   bazaar_facts& facts) {
   auto* obj = bazaar.if_object();
   if (!obj) return refused(prefix, "must be an object");
@@ -143,21 +144,18 @@ std::optional<error> check_bazaar_extension(const boost::json::value& bazaar, ro
   if (!schema || !schema->is_object()) return refused(prefix + ".schema", "is required and must be an object");
   if (boost::json::serialize(*schema).size() > max_schema_bytes)
     return refused(prefix + ".schema", "may serialise to at most " + std::to_string(max_schema_bytes) + " bytes");
-  if (auto bad = unsafe_schema_keyword(*schema, prefix + ".schema")) {
-    auto colon = bad->find(": ");
-    return refused(bad->substr(0, colon), bad->substr(colon + 2));
-  }
+  if (auto keywords = check_schema_keywords(*schema, prefix + ".schema"); !keywords) return keywords;
   auto* input = info->as_object().if_contains("input");
   if (!input || !input->is_object()) return refused(prefix + ".info.input", "is required and must be an object");
   auto* type = wire::find_string(input->as_object(), "type");
   if (!type || !one_of(*type, {"http", "mcp"})) return refused(prefix + ".info.input.type", "must be http or mcp");
   facts.input_type = type->c_str();
   if (auto* output = info->as_object().if_contains("output"); output && output->is_object())
-    if (auto e = check_example(output->as_object(), prefix + ".info.output")) return e;
+    if (auto e = check_example(output->as_object(), prefix + ".info.output"); !e) return e;
   auto protocol = facts.input_type == "http" ? check_http_input(input->as_object(), facts)
                                              : check_mcp_input(input->as_object(), facts);
-  if (protocol) return protocol;
-  if (auto e = check_against_schema(*schema, *info)) return e;
+  if (!protocol) return protocol;
+  if (auto e = check_against_schema(*schema, *info); !e) return e;
   facts.route_template.reset();
   if (auto* rt = obj->if_contains("routeTemplate")) {
     auto* s = rt->if_string();
@@ -168,7 +166,7 @@ std::optional<error> check_bazaar_extension(const boost::json::value& bazaar, ro
                          "must match ^/[a-zA-Z0-9_/:.\\-~%]+$ and contain neither '..' nor '://' once percent-decoded");
     }
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace z402::rules

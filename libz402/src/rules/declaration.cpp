@@ -13,7 +13,7 @@ namespace {
 // The optional DiscoveryResource fields, in the order they are stored and served.
 struct optional_field {
   const char* name;
-  std::optional<error> (*check)(const boost::json::value&);
+  expected<void> (*check)(const boost::json::value&);
 };
 constexpr optional_field optional_fields[] = {
     {"description", check_description}, {"mimeType", check_mime_type}, {"serviceName", check_service_name},
@@ -29,13 +29,13 @@ bool is_known_item_field(std::string_view key) {
 }
 
 /// An item without a bazaar extension: an HTTP route is a GET; an MCP item has no tool name.
-std::optional<error> without_bazaar(const std::string& type, bazaar_facts& facts) {
+expected<void> without_bazaar(const std::string& type, bazaar_facts& facts) {
   if (type == "mcp") return refused("extensions.bazaar", "is required for an MCP item (it names the tool)");
   facts.method = "GET";
-  return std::nullopt;
+  return {};
 }
 
-std::optional<error> check_extensions(const boost::json::value* v, const std::string& type,
+expected<void> check_extensions(const boost::json::value* v, const std::string& type,
                                             bazaar_facts& facts) {
   if (!v) return without_bazaar(type, facts);
   auto* obj = v->if_object();
@@ -44,16 +44,16 @@ std::optional<error> check_extensions(const boost::json::value* v, const std::st
     if (kv.key() != "bazaar" && kv.key() != "z402")
       return refused("extensions." + std::string{kv.key()}, "is not an extension the catalog lists (bazaar, z402)");
   if (auto* z = obj->if_contains("z402"))
-    if (auto e = check_z402_extension(*z)) return e;
+    if (auto e = check_z402_extension(*z); !e) return e;
   auto* bazaar = obj->if_contains("bazaar");
   if (!bazaar) return without_bazaar(type, facts);
-  if (auto e = check_bazaar_extension(*bazaar, route_template_policy::refuse_invalid, facts)) return e;
+  if (auto e = check_bazaar_extension(*bazaar, route_template_policy::refuse_invalid, facts); !e) return e;
   if (facts.input_type != type)
     return refused("extensions.bazaar.info.input.type", "must equal the item's type \"" + type + "\"");
-  return std::nullopt;
+  return {};
 }
 
-std::optional<error> check_item(const boost::json::value& v, const declaration_context& ctx,
+expected<void> check_item(const boost::json::value& v, const declaration_context& ctx,
                                       declared_item& out) {
   auto* obj = v.if_object();
   if (!obj) return refused("", "must be an object");
@@ -62,7 +62,7 @@ std::optional<error> check_item(const boost::json::value& v, const declaration_c
   auto* resource = obj->if_contains("resource");
   if (!resource) return refused("resource", "is required");
   wire::url_parts url;
-  if (auto e = check_resource(*resource, ctx.allow_http_resources, url)) return e;
+  if (auto e = check_resource(*resource, ctx.allow_http_resources, url); !e) return e;
   auto* type = obj->if_contains("type");
   if (!type || !type->is_string() || (type->as_string() != "http" && type->as_string() != "mcp"))
     return refused("type", "must be http or mcp");
@@ -75,25 +75,25 @@ std::optional<error> check_item(const boost::json::value& v, const declaration_c
       accepts->as_array().size() > max_accepts)
     return refused("accepts", "must be an array of " + std::to_string(min_accepts) + " to " + std::to_string(max_accepts) + " entries");
   for (std::size_t i = 0; i < accepts->as_array().size(); ++i)
-    if (auto e = check_accepts_entry(accepts->as_array()[i], "accepts[" + std::to_string(i) + "]", ctx.terms, ctx.pay_to))
+    if (auto e = check_accepts_entry(accepts->as_array()[i], "accepts[" + std::to_string(i) + "]", ctx.terms, ctx.pay_to); !e)
       return e;
   bazaar_facts facts;
   auto* extensions = obj->if_contains("extensions");
-  if (auto e = check_extensions(extensions, item_type, facts)) return e;
+  if (auto e = check_extensions(extensions, item_type, facts); !e) return e;
 
   auto canonical = wire::canonical_resource(url, facts.route_template);
   out.identity = {item_type, canonical, item_type == "mcp" ? facts.tool_name : facts.method};
   out.fields = {{"resource", canonical}, {"type", item_type}, {"x402Version", 2}, {"accepts", *accepts}};
   for (auto& f : optional_fields) {
     if (auto* fv = obj->if_contains(f.name)) {
-      if (auto e = f.check(*fv)) return e;
+      if (auto e = f.check(*fv); !e) return e;
       out.fields[f.name] = *fv;
     }
   }
   if (extensions) out.fields["extensions"] = *extensions;
   if (boost::json::serialize(out.fields).size() > max_item_bytes)
     return refused("", "may serialise to at most " + std::to_string(max_item_bytes) + " bytes");
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
@@ -119,7 +119,7 @@ expected<std::vector<declared_item>> validate_declaration(const boost::json::val
   checked.reserve(arr.size());
   for (std::size_t i = 0; i < arr.size(); ++i) {
     declared_item item;
-    if (auto e = check_item(arr[i], ctx, item)) return fail(i, e->field, e->reason);
+    if (auto e = check_item(arr[i], ctx, item); !e) return fail(i, e.error().field, e.error().reason);
     auto [it, fresh] = first_index.emplace(item.identity.key(), i);
     if (!fresh)
       return fail(i, "resource", "has the same identity (type, canonical resource, method or toolName) as item " +

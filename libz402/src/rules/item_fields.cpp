@@ -19,7 +19,7 @@ bool is_token(std::string_view s) {
 }
 
 // A URL field: a string of at most 2048 bytes that parses as an absolute URL without userinfo.
-std::optional<error> parse_url_field(const boost::json::value& v, const char* field, wire::url_parts& url) {
+expected<void> parse_url_field(const boost::json::value& v, const char* field, wire::url_parts& url) {
   auto* s = v.if_string();
   if (!s) return refused(field, "must be a string");
   if (s->size() > max_url_bytes) return refused(field, "may be at most " + std::to_string(max_url_bytes) + " bytes");
@@ -27,16 +27,16 @@ std::optional<error> parse_url_field(const boost::json::value& v, const char* fi
   if (!parsed) return refused(field, parsed.error().reason);
   if (parsed->has_userinfo) return refused(field, "may not carry userinfo (user:password@)");
   url = std::move(*parsed);
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
 
-std::optional<error> check_resource(const boost::json::value& v, bool allow_http, wire::url_parts& url) {
-  if (auto e = parse_url_field(v, "resource", url)) return e;
+expected<void> check_resource(const boost::json::value& v, bool allow_http, wire::url_parts& url) {
+  if (auto e = parse_url_field(v, "resource", url); !e) return e;
   if (url.scheme != "https" && !(allow_http && url.scheme == "http"))
     return refused("resource", allow_http ? "must be an http or https URL" : "must be an https URL");
-  return std::nullopt;
+  return {};
 }
 
 bool is_positive_u64_decimal(std::string_view s) {
@@ -52,7 +52,7 @@ std::optional<std::uint64_t> atomic_units(std::string_view s) {
   return v;
 }
 
-std::optional<error> check_accepts_entry(const boost::json::value& v, std::string_view path_view,
+expected<void> check_accepts_entry(const boost::json::value& v, std::string_view path_view,
                                                const config::rail_terms& terms, std::string_view pay_to) {
   std::string path{path_view};
   auto* obj = v.if_object();
@@ -62,18 +62,18 @@ std::optional<error> check_accepts_entry(const boost::json::value& v, std::strin
                                                   "maxTimeoutSeconds", "extra"};
     if (!known.count(kv.key())) return refused(path + "." + std::string{kv.key()}, "is not a field of an accepts entry");
   }
-  auto expect_string = [&](const char* name, std::string_view want, const char* what) -> std::optional<error> {
+  auto expect_string = [&](const char* name, std::string_view want, const char* what) -> expected<void> {
     auto* f = obj->if_contains(name);
     if (!f) return refused(path + "." + name, "is required");
     auto* s = f->if_string();
     if (!s || std::string_view{*s} != want)
       return refused(path + "." + name, std::string{"must be "} + what + " \"" + std::string{want} + "\"");
-    return std::nullopt;
+    return {};
   };
-  if (auto e = expect_string("scheme", terms.scheme, "the rail's scheme")) return e;
-  if (auto e = expect_string("network", terms.network, "the rail's network")) return e;
-  if (auto e = expect_string("asset", terms.asset, "the rail's asset")) return e;
-  if (auto e = expect_string("payTo", pay_to, "this provider's payTo")) return e;
+  if (auto e = expect_string("scheme", terms.scheme, "the rail's scheme"); !e) return e;
+  if (auto e = expect_string("network", terms.network, "the rail's network"); !e) return e;
+  if (auto e = expect_string("asset", terms.asset, "the rail's asset"); !e) return e;
+  if (auto e = expect_string("payTo", pay_to, "this provider's payTo"); !e) return e;
   auto* amount = obj->if_contains("amount");
   if (!amount) return refused(path + ".amount", "is required");
   if (!amount->is_string() || !is_positive_u64_decimal(amount->as_string()))
@@ -87,35 +87,35 @@ std::optional<error> check_accepts_entry(const boost::json::value& v, std::strin
   if (!extra) return refused(path + ".extra", "is required: the rail's extra terms (z402-bazaar terms)");
   if (!extra->is_object() || extra->as_object() != terms.extra)
     return refused(path + ".extra", "must equal the rail's extra terms exactly (z402-bazaar terms)");
-  return std::nullopt;
+  return {};
 }
 
-std::optional<error> check_description(const boost::json::value& v) {
+expected<void> check_description(const boost::json::value& v) {
   auto* s = v.if_string();
   if (!s) return refused("description", "must be a string");
-  if (auto why = unsafe_text_reason(*s)) return refused("description", *why);
+  if (auto shown = check_shown_text(*s, "description"); !shown) return shown;
   if (utf8_length(*s) > max_description_chars)
     return refused("description", "may be at most " + std::to_string(max_description_chars) + " characters");
-  return std::nullopt;
+  return {};
 }
 
-std::optional<error> check_mime_type(const boost::json::value& v) {
+expected<void> check_mime_type(const boost::json::value& v) {
   auto* s = v.if_string();
   std::string_view text = s ? std::string_view{*s} : std::string_view{};
   auto slash = text.find('/');
   if (!s || text.size() > 127 || slash == std::string_view::npos || !is_token(text.substr(0, slash)) ||
       !is_token(text.substr(slash + 1)))
     return refused("mimeType", "must be a media type type/subtype (at most 127 characters, no parameters)");
-  return std::nullopt;
+  return {};
 }
 
-std::optional<error> check_service_name(const boost::json::value& v) {
+expected<void> check_service_name(const boost::json::value& v) {
   auto* s = v.if_string();
   if (!s || !is_printable_ascii(*s, max_short_text)) return refused("serviceName", short_text_rule());
-  return std::nullopt;
+  return {};
 }
 
-std::optional<error> check_tags(const boost::json::value& v) {
+expected<void> check_tags(const boost::json::value& v) {
   auto* arr = v.if_array();
   if (!arr) return refused("tags", "must be an array of strings");
   if (arr->size() > max_tags) return refused("tags", "may hold at most " + std::to_string(max_tags) + " tags");
@@ -128,19 +128,19 @@ std::optional<error> check_tags(const boost::json::value& v) {
     std::transform(folded.begin(), folded.end(), folded.begin(), [](unsigned char c) { return std::tolower(c); });
     if (!seen.insert(folded).second) return refused(path, "repeats another tag (tags are compared case-insensitively)");
   }
-  return std::nullopt;
+  return {};
 }
 
-std::optional<error> check_icon_url(const boost::json::value& v) {
+expected<void> check_icon_url(const boost::json::value& v) {
   wire::url_parts url;
-  if (auto e = parse_url_field(v, "iconUrl", url)) return e;
+  if (auto e = parse_url_field(v, "iconUrl", url); !e) return e;
   if (url.scheme != "https" && url.scheme != "http") return refused("iconUrl", "must be an http or https URL");
   if (wire::is_address_like_host(url.host))
     return refused("iconUrl", "must name a host by its domain name (no IP address, loopback, numeric or hex host)");
-  return std::nullopt;
+  return {};
 }
 
-std::optional<error> check_z402_extension(const boost::json::value& v) {
+expected<void> check_z402_extension(const boost::json::value& v) {
   auto* obj = v.if_object();
   if (!obj) return refused("extensions.z402", "must be an object");
   for (auto& kv : *obj)
@@ -148,7 +148,7 @@ std::optional<error> check_z402_extension(const boost::json::value& v) {
   auto* unit = obj->if_contains("unit");
   if (!unit || !unit->is_string() || !is_printable_ascii(unit->as_string(), max_short_text))
     return refused("extensions.z402.unit", short_text_rule());
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace z402::rules

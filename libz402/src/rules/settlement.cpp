@@ -38,18 +38,18 @@ const boost::json::object* object_at(const boost::json::object& o, std::string_v
 }
 
 // The item a payment names: HTTP by method (GET by default), MCP by toolName.
-std::optional<error> identify(const boost::json::object* input, const std::string& input_path,
+expected<void> identify(const boost::json::object* input, const std::string& input_path,
                                     std::string& type, std::string& selector) {
   type = "http";
   selector = "GET";
-  if (!input) return std::nullopt;
+  if (!input) return {};
   if (auto* t = wire::find_string(*input, "type"); t && *t == "mcp") {
     auto* tool = wire::find_string(*input, "toolName");
     if (!tool || !is_printable_ascii(*tool, 128))
       return refused(input_path + ".toolName", "must name the MCP tool: 1-128 printable ASCII characters");
     type = "mcp";
     selector = tool->c_str();
-    return std::nullopt;
+    return {};
   }
   if (auto* m = input->if_contains("method")) {
     auto* s = m->if_string();
@@ -58,7 +58,7 @@ std::optional<error> identify(const boost::json::object* input, const std::strin
       return refused(input_path + ".method", "must be one of GET, POST, PUT, PATCH, DELETE, HEAD");
     selector = s->c_str();
   }
-  return std::nullopt;
+  return {};
 }
 
 // Where the payer's echo and the server's requirements sit in a v1 or v2 body.
@@ -141,7 +141,7 @@ expected<settlement> derive_settlement(boost::json::value body) {
   auto parts = wire::parse_absolute_url(*echo->url);
   if (!parts) return refused(echo->url_field, parts.error().reason);
   std::string type, selector;
-  if (auto e = identify(echo->input, echo->input_path, type, selector)) return *e;
+  if (auto e = identify(echo->input, echo->input_path, type, selector); !e) return e.error();
   settlement s;
   s.pay_to = echo->pay_to->c_str();
   s.identity = {type, wire::canonical_resource(*parts, echo->route_template), selector};
@@ -159,22 +159,22 @@ expected<boost::json::object> payment_only_fields(const settlement& s, const con
   auto echo = read_echo(*s.body);
   if (!echo) return echo.error();
   wire::url_parts url;
-  if (auto e = check_resource(*echo->url, allow_http, url)) return fail(echo->url_field, e->reason);
+  if (auto e = check_resource(*echo->url, allow_http, url); !e) return fail(echo->url_field, e.error().reason);
   auto requirements = requirements_v2(*echo);
-  if (auto e = check_accepts_entry(requirements, "paymentRequirements", terms, s.pay_to)) return fail(e->field, e->reason);
+  if (auto e = check_accepts_entry(requirements, "paymentRequirements", terms, s.pay_to); !e) return fail(e.error().field, e.error().reason);
   boost::json::object fields{{"resource", s.identity.resource},
                              {"type", s.identity.type},
                              {"x402Version", 2},
                              {"accepts", boost::json::array{std::move(requirements)}}};
   if (echo->mime_type) {
-    if (auto e = check_mime_type(*echo->mime_type))
-      return fail(echo->version == 2 ? "paymentPayload.resource.mimeType" : "paymentRequirements.mimeType", e->reason);
+    if (auto e = check_mime_type(*echo->mime_type); !e)
+      return fail(echo->version == 2 ? "paymentPayload.resource.mimeType" : "paymentRequirements.mimeType", e.error().reason);
     fields["mimeType"] = *echo->mime_type;
   }
   if (echo->bazaar) {
     bazaar_facts facts;
-    if (auto e = check_bazaar_extension(*echo->bazaar, route_template_policy::ignore_invalid, facts))
-      return fail("paymentPayload." + e->field, e->reason);
+    if (auto e = check_bazaar_extension(*echo->bazaar, route_template_policy::ignore_invalid, facts); !e)
+      return fail("paymentPayload." + e.error().field, e.error().reason);
     if (facts.input_type != s.identity.type)
       return fail("paymentPayload.extensions.bazaar.info.input.type", "must be " + s.identity.type);
     fields["extensions"] = boost::json::object{{"bazaar", *echo->bazaar}};

@@ -36,16 +36,16 @@ std::size_t utf8_length(std::string_view s) {
       std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
-std::optional<std::string> unsafe_text_reason(std::string_view s) {
+expected<void> check_shown_text(std::string_view s, std::string field) {
   for (std::size_t i = 0; i < s.size();) {
     char32_t cp = 0;
     auto len = decode(s, i, cp);
-    if (len == 0) return "is not valid UTF-8";
-    if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) return "contains a control character";
-    if (is_bidi_control(cp)) return "contains a bidirectional formatting character";
+    if (len == 0) return refused(std::move(field), "is not valid UTF-8");
+    if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) return refused(std::move(field), "contains a control character");
+    if (is_bidi_control(cp)) return refused(std::move(field), "contains a bidirectional formatting character");
     i += len;
   }
-  return std::nullopt;
+  return {};
 }
 
 std::string terminal_safe(std::string_view s) {

@@ -33,13 +33,14 @@ struct bazaar_config {
   std::filesystem::path tls_key;
 };
 
-/// Parses "HOST:PORT" into the config. nullopt on success, else the reason.
-std::optional<std::string> set_listen(bazaar_config& cfg, std::string_view host_port);
+/// Parses "HOST:PORT" into the config (refused, field "listen", otherwise).
+expected<void> set_listen(bazaar_config& cfg, std::string_view host_port);
 
-/// Applies a JSON config file over `cfg`. nullopt on success, else the reason (naming the key).
+/// Applies a JSON config file over `cfg`, or says why not: refused with the key as the field
+/// (the reason names it too), or the file's read error.
 /// Keys: listen, terms, allowHttpResources, ioThreads, actorThreads, accessLog, metrics,
 /// tls.{certificate,key}, connections.{max,idleTimeoutSeconds,requestTimeoutSeconds}, limits.{maxItemsPerProvider,maxItems,maxCatalogBytes,
 /// maxPaymentItemsPerProvider,retentionSeconds}. Relative TLS paths are relative to the file.
-std::optional<std::string> apply_config_file(bazaar_config& cfg, const std::filesystem::path& file);
+expected<void> apply_config_file(bazaar_config& cfg, const std::filesystem::path& file);
 
 }  // namespace z402::config

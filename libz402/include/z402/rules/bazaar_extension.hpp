@@ -30,7 +30,7 @@ enum class route_template_policy { refuse_invalid, ignore_invalid };
 
 /// Checks `bazaar` (the value of extensions.bazaar). Field names in the error are relative
 /// to the item ("extensions.bazaar.info.input.method").
-std::optional<error> check_bazaar_extension(const boost::json::value& bazaar, route_template_policy policy,
+expected<void> check_bazaar_extension(const boost::json::value& bazaar, route_template_policy policy,
                                                   bazaar_facts& facts);
 
 }  // namespace z402::rules

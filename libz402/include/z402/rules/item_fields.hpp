@@ -23,11 +23,11 @@ constexpr std::int64_t max_timeout_seconds = 3600;
 
 /// `resource`: absolute https URL (http only when `allow_http`), at most 2048 bytes, no
 /// userinfo. On success `url` holds its parts.
-std::optional<error> check_resource(const boost::json::value& v, bool allow_http, wire::url_parts& url);
+expected<void> check_resource(const boost::json::value& v, bool allow_http, wire::url_parts& url);
 
 /// One accepts entry: this provider's payTo, exactly the rail's scheme/network/asset/extra,
 /// a positive 64-bit decimal amount, maxTimeoutSeconds 1-3600, nothing else.
-std::optional<error> check_accepts_entry(const boost::json::value& v, std::string_view path,
+expected<void> check_accepts_entry(const boost::json::value& v, std::string_view path,
                                                const config::rail_terms& terms, std::string_view pay_to);
 
 /// `amount`: the decimal string of a positive integer that fits in 64 bits, no leading zero.
@@ -37,12 +37,12 @@ bool is_positive_u64_decimal(std::string_view s);
 /// sign, no space), fitting in 64 bits. nullopt otherwise.
 std::optional<std::uint64_t> atomic_units(std::string_view s);
 
-std::optional<error> check_description(const boost::json::value& v);
-std::optional<error> check_mime_type(const boost::json::value& v);
-std::optional<error> check_service_name(const boost::json::value& v);
-std::optional<error> check_tags(const boost::json::value& v);
-std::optional<error> check_icon_url(const boost::json::value& v);
+expected<void> check_description(const boost::json::value& v);
+expected<void> check_mime_type(const boost::json::value& v);
+expected<void> check_service_name(const boost::json::value& v);
+expected<void> check_tags(const boost::json::value& v);
+expected<void> check_icon_url(const boost::json::value& v);
 /// extensions.z402: exactly {"unit": 1-32 printable ASCII}.
-std::optional<error> check_z402_extension(const boost::json::value& v);
+expected<void> check_z402_extension(const boost::json::value& v);
 
 }  // namespace z402::rules

@@ -1,7 +1,8 @@
 #pragma once
 // Text rules shared by every field that a provider or payer writes and a person later reads.
+#include "z402/error.hpp"
+
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -10,10 +11,10 @@ namespace z402::rules {
 /// Code points in valid UTF-8 (the JSON parser has already refused invalid UTF-8).
 std::size_t utf8_length(std::string_view s);
 
-/// Why `s` may not be shown to people: invalid UTF-8, a control character (C0, DEL, C1) or a
-/// bidirectional formatting character (LRM/RLM/ALM, embeddings, overrides, isolates).
-/// nullopt when it is clean.
-std::optional<std::string> unsafe_text_reason(std::string_view s);
+/// `s` may be shown to people, or `field` is refused for what it holds: invalid UTF-8, a control
+/// character (C0, DEL, C1) or a bidirectional formatting character (LRM/RLM/ALM, embeddings,
+/// overrides, isolates).
+expected<void> check_shown_text(std::string_view s, std::string field);
 
 /// `s` with everything a terminal would act on replaced by U+FFFD: invalid UTF-8, control
 /// characters (C0 including ESC and newlines, DEL, C1) and bidirectional formatting characters.
