@@ -16,9 +16,10 @@ constexpr std::int64_t format_version = 1;
 error bad(std::string reason) { return {errc::corrupt, "", std::move(reason)}; }
 
 expected<std::int64_t> int_at(const boost::json::object& o, const char* key) {
+  // Boost.JSON holds every integer that fits in 64 signed bits as int64: a uint64 is beyond it.
   auto* v = o.if_contains(key);
-  if (!v || !(v->is_int64() || v->is_uint64())) return bad(std::string{"field "} + key + " is not an integer");
-  return v->to_number<std::int64_t>();
+  if (!v || !v->is_int64()) return bad(std::string{"field "} + key + " is not an integer of 64 signed bits");
+  return v->get_int64();
 }
 
 expected<std::string> string_at(const boost::json::object& o, const char* key) {
