@@ -214,6 +214,7 @@ expected<std::string> create_settle_key(const std::filesystem::path& data_dir, s
     return key;
   });
 }
+
 key_store::key_store(std::filesystem::path file, telemetry::logger log)
     : file_(std::move(file)), log_(log.with_component("auth.keyring")), current_(std::make_shared<const keyring>()) {}
 

@@ -56,29 +56,33 @@ totals after(registry_state& st, const item_change& change) {
   return t;
 }
 
-void apply(registry_state& st, const std::string& provider, const item_change& change) {
+// Applies `change`; whether it changed content (items added, removed or rewritten), not only
+// counts or lastSeen.
+bool apply(registry_state& st, const std::string& provider, const item_change& change) {
+  bool content = false;
   auto& mine = st.items_of[provider];
   for (auto seq : change.removed)
     if (auto pos = position_of(st.items, seq); pos != st.items.end() && (*pos)->record().seq == seq) {
       st.bytes -= (*pos)->json_size();
       st.items.erase(pos);
       --mine;
-      st.content_changed = true;
+      content = true;
     }
   for (auto& it : change.upserts) {
     auto pos = position_of(st.items, it->record().seq);
     if (pos != st.items.end() && (*pos)->record().seq == it->record().seq) {
       st.bytes -= (*pos)->json_size();
-      st.content_changed |= (*pos)->record().content != it->record().content;
+      content |= (*pos)->record().content != it->record().content;
       *pos = it;
     } else {
       st.items.insert(pos, it);  // new items have the highest seqs: this appends
       ++mine;
-      st.content_changed = true;
+      content = true;
     }
     st.bytes += it->json_size();
   }
   if (mine == 0) st.items_of.erase(provider);
+  return content;
 }
 
 }  // namespace
@@ -129,10 +133,8 @@ registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry
           rp.deliver(make_error(errc::catalog_full));
           return rp;
         }
-        bool content_before = std::exchange(st.content_changed, false);
-        apply(st, provider, change);
-        bool content = st.content_changed;
-        st.content_changed |= content_before;
+        bool content = apply(st, provider, change);
+        st.content_changed |= content;
         st.unpublished = true;
         if (content) {
           st.waiting.push_back(rp);
