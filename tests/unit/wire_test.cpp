@@ -73,6 +73,22 @@ CAF_TEST(strict JSON refuses duplicate keys invalid UTF-8 and deep nesting) {
     CAF_CHECK(refused.error().reason.find("range") != std::string::npos);
   }
   CAF_CHECK(wire::parse_strict("[1.7976931348623157e308,18446744073709551616,-9223372036854775809]", 8));
+  // The value is built in one pass and a repeat is seen as a key fewer in the tree: at any depth,
+  // inside arrays, and where the repeated key's first value is itself a tree.
+  for (std::string repeated : {std::string{R"([{},{"k":1,"j":2,"k":3}])"}, std::string{R"({"a":{"x":1},"a":{"y":2,"z":3}})"},
+                               std::string{R"({"a":{"x":{"q":1}},"b":[{"m":null,"m":null}]})"}}) {
+    auto refused = wire::parse_strict(repeated, 8);
+    CAF_REQUIRE(!refused);
+    CAF_CHECK(refused.error().reason.find("repeats the key") != std::string::npos);
+  }
+  auto nested = wire::parse_strict(R"({"a":[1,{"b":"c","d":[true,false,null]}],"e":-2.5,"f":18446744073709551615})", 8);
+  CAF_REQUIRE(nested);
+  CAF_CHECK(*nested == boost::json::parse(R"({"a":[1,{"b":"c","d":[true,false,null]}],"e":-2.5,"f":18446744073709551615})"));
+  // The first fault in the text is the one reported: a syntax error after a huge number is a
+  // syntax error, a huge number before a repeated key is out of range, and the reverse a repeat.
+  CAF_CHECK(wire::parse_strict("[1e400,]", 8).error().reason.find("not valid JSON") != std::string::npos);
+  CAF_CHECK(wire::parse_strict(R"({"n":1e400,"n":1})", 8).error().reason.find("range") != std::string::npos);
+  CAF_CHECK(wire::parse_strict(R"({"n":1,"n":1e400})", 8).error().reason.find("repeats") != std::string::npos);
   CAF_CHECK_EQUAL(wire::json_depth(boost::json::parse("[[{}]]")), 3u);
 }
 

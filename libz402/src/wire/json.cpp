@@ -2,6 +2,7 @@
 
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/parse.hpp>
+#include <boost/json/value_stack.hpp>
 
 #include <cmath>
 #include <unordered_set>
@@ -68,22 +69,111 @@ struct duplicate_key_finder {
   bool on_comment(boost::json::string_view, boost::system::error_code&) { return true; }
 };
 
+// Builds the value in the same pass that reads the text (Boost's own DOM handler, plus a count
+// of every key read and a note of any number beyond a double's range). Boost 1.81's value_stack
+// keeps the last of two duplicate keys, so a document that repeated a key holds fewer keys than
+// were read: the one check a clean document pays for is a walk of the tree it already built,
+// not a second parse of its text (issue 13: settles over HTTP parse each body once).
+struct counting_builder {
+  static constexpr std::size_t max_object_size = boost::json::object::max_size();
+  static constexpr std::size_t max_array_size = boost::json::array::max_size();
+  static constexpr std::size_t max_key_size = boost::json::string::max_size();
+  static constexpr std::size_t max_string_size = boost::json::string::max_size();
+
+  boost::json::value_stack st;
+  std::size_t keys_read = 0;
+  bool out_of_range = false;
+
+  counting_builder(boost::json::storage_ptr sp, unsigned char* buffer, std::size_t size) : st(std::move(sp), buffer, size) {}
+
+  bool on_document_begin(boost::system::error_code&) { return true; }
+  bool on_document_end(boost::system::error_code&) { return true; }
+  bool on_object_begin(boost::system::error_code&) { return true; }
+  bool on_object_end(std::size_t n, boost::system::error_code&) {
+    st.push_object(n);
+    return true;
+  }
+  bool on_array_begin(boost::system::error_code&) { return true; }
+  bool on_array_end(std::size_t n, boost::system::error_code&) {
+    st.push_array(n);
+    return true;
+  }
+  bool on_key_part(boost::json::string_view s, std::size_t, boost::system::error_code&) {
+    st.push_chars(s);
+    return true;
+  }
+  bool on_key(boost::json::string_view s, std::size_t, boost::system::error_code&) {
+    ++keys_read;
+    st.push_key(s);
+    return true;
+  }
+  bool on_string_part(boost::json::string_view s, std::size_t, boost::system::error_code&) {
+    st.push_chars(s);
+    return true;
+  }
+  bool on_string(boost::json::string_view s, std::size_t, boost::system::error_code&) {
+    st.push_string(s);
+    return true;
+  }
+  bool on_number_part(boost::json::string_view, boost::system::error_code&) { return true; }
+  bool on_int64(std::int64_t i, boost::json::string_view, boost::system::error_code&) {
+    st.push_int64(i);
+    return true;
+  }
+  bool on_uint64(std::uint64_t u, boost::json::string_view, boost::system::error_code&) {
+    st.push_uint64(u);
+    return true;
+  }
+  bool on_double(double d, boost::json::string_view, boost::system::error_code&) {
+    // Kept and refused after the whole text parsed, so a syntax error later in the text is
+    // still the one reported, as it was when the syntax was checked first.
+    if (!std::isfinite(d)) out_of_range = true;
+    st.push_double(d);
+    return true;
+  }
+  bool on_bool(bool b, boost::system::error_code&) {
+    st.push_bool(b);
+    return true;
+  }
+  bool on_null(boost::system::error_code&) {
+    st.push_null();
+    return true;
+  }
+  bool on_comment_part(boost::json::string_view, boost::system::error_code&) { return true; }
+  bool on_comment(boost::json::string_view, boost::system::error_code&) { return true; }
+};
+
+std::size_t keys_held(const boost::json::value& v) {
+  std::size_t n = 0;
+  if (auto* arr = v.if_array()) {
+    for (auto& e : *arr) n += keys_held(e);
+  } else if (auto* obj = v.if_object()) {
+    n = obj->size();
+    for (auto& kv : *obj) n += keys_held(kv.value());
+  }
+  return n;
+}
+
 }  // namespace
 
 expected<boost::json::value> parse_strict(std::string_view text, std::size_t max_depth) {
   boost::json::parse_options options;
   options.max_depth = max_depth;
   boost::system::error_code ec;
-  auto value = boost::json::parse(boost::json::string_view{text.data(), text.size()}, ec, {}, options);
+  unsigned char stack_buffer[BOOST_JSON_STACK_BUFFER_SIZE];
+  boost::json::basic_parser<counting_builder> parser{options, boost::json::storage_ptr{}, stack_buffer, sizeof stack_buffer};
+  auto read = parser.write_some(false, text.data(), text.size(), ec);
+  if (!ec && read < text.size()) ec = boost::json::error::extra_data;
   if (ec)
     return refused("", ec == boost::json::error::too_deep ? "the body nests deeper than " + std::to_string(max_depth) + " levels"
                                                        : "the body is not valid JSON (" + ec.message() + ")");
+  auto value = parser.handler().st.release();
+  if (!parser.handler().out_of_range && keys_held(value) == parser.handler().keys_read) return value;
+  // A key was repeated or a number is out of range: the finder names the first in the text.
   boost::json::basic_parser<duplicate_key_finder> finder{options};
   finder.write_some(false, text.data(), text.size(), ec);
-  if (ec)
-    return refused("", finder.handler().out_of_range ? std::string{"the body has a number beyond the range of a double"}
-                                                 : "the body repeats the key \"" + finder.handler().duplicate + "\" in one object");
-  return value;
+  return refused("", finder.handler().out_of_range ? std::string{"the body has a number beyond the range of a double"}
+                                                   : "the body repeats the key \"" + finder.handler().duplicate + "\" in one object");
 }
 
 expected<boost::json::value> parse_for_display(std::string_view text, std::size_t max_depth) {

@@ -44,6 +44,15 @@ Z402_FUZZ_TARGET(json_strict) {
   using namespace z402;
   auto text = fuzz::text_of(data, size);
   auto doc = wire::parse_strict(text, 64);
+  // Against Boost's own DOM parser (which keeps the last of duplicate keys): what it refuses is
+  // refused, and what is accepted is the value it builds. parse_strict builds the value in the
+  // same pass that reads the text, with a handler of its own.
+  boost::json::parse_options options;
+  options.max_depth = 64;
+  boost::system::error_code ec;
+  auto reference = boost::json::parse(boost::json::string_view{text.data(), text.size()}, ec, {}, options);
+  fuzz::require(!ec || !doc, "what Boost's parser refuses, the strict parser refuses");
+  fuzz::require(!doc || same(*doc, reference), "an accepted document is the value Boost's parser builds");
   if (doc) {
     // What it accepts is one well-formed document: its own serialisation is accepted again,
     // and is the same value.
