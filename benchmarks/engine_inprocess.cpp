@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   auto start = clock_type::now();
   for (int i = 0; i < events; ++i) {
     boost::json::value body = {{"x402Version", 2},
-                               {"paymentPayload", {{"x402Version", 2}, {"resource", {{"url", "https://bench.example.com/r" + std::to_string(i % 128)}}}}},
+                               {"paymentPayload", {{"x402Version", 2}, {"resource", {{"url", "https://bench.example.com/r" + std::to_string(i % 128)}}}, {"payload", {{"nonce", i}}}}},
                                {"paymentRequirements", entry}};
     engine.settle(std::move(body), catalog::settle_completion{[&](catalog::settle_outcome) {
                                                      if (++answered == events) all_done.set_value();

@@ -160,6 +160,7 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   options.terms = cfg.terms;
   options.allow_http_resources = cfg.allow_http_resources;
   options.catalog_file = cfg.data_dir / "catalog.json";
+  options.payments_file = cfg.data_dir / "payments.bin";
   options.log = log;
   options.initial = load_catalog_records(options.catalog_file, *keys.current(), options.clock->now_ms(), log);
   catalog::engine engine{sys, std::move(options)};

@@ -89,10 +89,23 @@ std::string declaration_body(const config::rail_terms& terms, const catalog_shap
   return json::serialize(json::object{{"items", std::move(items)}});
 }
 
-std::string settle_body(const config::rail_terms& terms, const catalog_shape& shape, std::size_t p, std::size_t i) {
+settle_template settle_body(const config::rail_terms& terms, const catalog_shape& shape, std::size_t p, std::size_t i) {
+  constexpr std::string_view mark = "NONCE-GOES-HERE";
   auto requirements = config::accepts_entry(terms, provider_pay_to(p), amount_of(p, i), 60);
-  json::object payload{{"x402Version", 2}, {"resource", json::object{{"url", item_resource(p, i)}}}, {"accepted", requirements}, {"payload", json::object{}}};
-  return json::serialize(json::object{{"x402Version", 2}, {"paymentPayload", std::move(payload)}, {"paymentRequirements", std::move(requirements)}});
+  json::object payload{{"x402Version", 2},
+                       {"resource", json::object{{"url", item_resource(p, i)}}},
+                       {"accepted", requirements},
+                       {"payload", json::object{{"nonce", mark}}}};
+  auto body = json::serialize(json::object{{"x402Version", 2}, {"paymentPayload", std::move(payload)}, {"paymentRequirements", std::move(requirements)}});
+  auto at = body.find(mark);
+  return {body.substr(0, at), body.substr(at + mark.size())};
+}
+
+std::string settle_template::with_nonce(std::string_view nonce) const {
+  std::string body;
+  body.reserve(head.size() + nonce.size() + tail.size());
+  body.append(head).append(nonce).append(tail);
+  return body;
 }
 
 }  // namespace z402::bench

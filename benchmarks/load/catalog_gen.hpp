@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace z402::bench {
 
@@ -30,7 +31,14 @@ boost::json::object make_item(const config::rail_terms& terms, const catalog_sha
 std::string declaration_body(const config::rail_terms& terms, const catalog_shape& shape, std::size_t p,
                              std::string_view revision = {});
 
-/// A settle event for item i of provider p, as a rail node reports it.
-std::string settle_body(const config::rail_terms& terms, const catalog_shape& shape, std::size_t p, std::size_t i);
+/// A settle event for item i of provider p, as a rail node reports it: every payment carries a
+/// nonce of its own (the catalog counts a payment once), so a body is made per event, with
+/// `nonce` as its payload's.
+struct settle_template {
+  std::string head;  // up to the nonce
+  std::string tail;  // after it
+  std::string with_nonce(std::string_view nonce) const;
+};
+settle_template settle_body(const config::rail_terms& terms, const catalog_shape& shape, std::size_t p, std::size_t i);
 
 }  // namespace z402::bench

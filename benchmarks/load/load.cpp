@@ -13,7 +13,9 @@
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 
+#include <cstdio>
 #include <deque>
+#include <random>
 #include <memory>
 #include <thread>
 
@@ -109,13 +111,21 @@ struct probe {
   std::string revision;  // what the first item's description now ends with
 };
 
+std::string random_run_id() {
+  std::random_device random;
+  char out[17];
+  std::snprintf(out, sizeof out, "%08x%08x", random(), random());
+  return out;
+}
+
 struct shared_state {
   const load_options& options;
   live_counters live;
   clock_type::time_point end;
   std::vector<std::string> declarations;  // body by provider
-  std::vector<std::string> settles;       // bodies, cycled
+  std::vector<settle_template> settles;   // bodies, cycled, each send with a nonce of its own
   std::deque<probe> probes;               // lane 0 only
+  std::string run_id = random_run_id();   // so no two runs against one catalog repeat a payment
 };
 
 bhttp::request<bhttp::string_body> get(const std::string& target, bool accept_gzip = false) {
@@ -269,7 +279,8 @@ net::awaitable<void> settler(shared_state& s, lane_stats& lane, std::size_t id) 
       beast::error_code ec;
       co_await timer.async_wait(net::redirect_error(use_awaitable, ec));
     }
-    auto status = co_await conn.exchange(post("/discovery/settled", s.options.settle_key, s.settles[n % s.settles.size()]), &answer, why);
+    auto body = s.settles[n % s.settles.size()].with_nonce(s.run_id + "-" + std::to_string(n));
+    auto status = co_await conn.exchange(post("/discovery/settled", s.options.settle_key, body), &answer, why);
     // Counted only when the catalog counted it: a 200 may carry a rejection (catalog.md §3).
     if (status == 200 && answer.find(R"("status":"success")") == std::string::npos) why = "rejected: " + answer;
     record(s, lane, settle, status, why, due);  // open loop: from when it was due

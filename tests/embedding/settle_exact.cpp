@@ -1,5 +1,7 @@
-// In-process counting is exact under concurrency: 10,000 settles from 16 threads through the
-// embedding API give paidCallsToday = 10,000 on the item.
+// In-process counting is exact under concurrency: 10,000 payments from 16 threads through the
+// embedding API give paidCallsToday = 10,000 on the item, and each payment reported twice (a rail
+// node retrying, the two reports racing each other from two threads) still counts once: 20,000
+// answers of success, 10,000 counted, 10,000 repeated.
 #include "z402/catalog/engine.hpp"
 #include "z402/rules/declaration.hpp"
 
@@ -32,20 +34,26 @@ int main() {
                                            catalog::write_outcome::unavailable("stopped")});
   if (declared.get_future().get().state != catalog::write_outcome::status::ok) return std::cerr << "declare failed\n", 1;
 
-  boost::json::value settled = {{"x402Version", 2},
-                                {"paymentPayload", {{"x402Version", 2}, {"resource", {{"url", "https://exact.example.com/x"}}}}},
-                                {"paymentRequirements", entry}};
-  constexpr int threads = 16, per_thread = 625;
+  // Payment n: its own nonce, as every real payment has.
+  auto settled = [&](int n) {
+    return boost::json::value{
+        {"x402Version", 2},
+        {"paymentPayload", {{"x402Version", 2}, {"resource", {{"url", "https://exact.example.com/x"}}}, {"payload", {{"nonce", n}}}}},
+        {"paymentRequirements", entry}};
+  };
+  constexpr int threads = 16, per_thread = 625, payments = threads * per_thread, reports = 2 * payments;
   std::atomic<int> answered{0}, succeeded{0};
   std::mutex m;
   std::condition_variable cv;
   std::vector<std::thread> senders;
+  // Thread t reports its own payments and then its neighbour's: every payment twice, from two threads.
   for (int t = 0; t < threads; ++t)
-    senders.emplace_back([&] {
-      for (int i = 0; i < per_thread; ++i)
-        engine.settle(settled, catalog::settle_completion{[&](catalog::settle_outcome o) {
+    senders.emplace_back([&, t] {
+      for (int i = 0; i < 2 * per_thread; ++i)
+        engine.settle(settled(((t + i / per_thread) % threads) * per_thread + i % per_thread),
+                      catalog::settle_completion{[&](catalog::settle_outcome o) {
                                                             succeeded += o.state == catalog::settle_outcome::status::success;
-                                                            if (++answered == threads * per_thread) {
+                                                            if (++answered == reports) {
                                                               std::lock_guard<std::mutex> g{m};
                                                               cv.notify_one();
                                                             }
@@ -55,13 +63,15 @@ int main() {
   for (auto& s : senders) s.join();
   {
     std::unique_lock<std::mutex> lock{m};
-    if (!cv.wait_for(lock, std::chrono::seconds{60}, [&] { return answered == threads * per_thread; }))
+    if (!cv.wait_for(lock, std::chrono::seconds{60}, [&] { return answered == reports; }))
       return std::cerr << "only " << answered << " answers within 60 s\n", 1;
   }
   // Counts are published within the counts interval; flush publishes what is held back now.
   if (!engine.flush()) return std::cerr << "flush failed\n", 1;
   auto item = boost::json::parse(engine.snapshots().load()->items.at(0)->json());
   auto paid = item.at("paidCallsToday").as_int64();
-  std::cout << "in-process: " << succeeded << " acknowledged, paidCallsToday " << paid << "\n";
-  return succeeded == threads * per_thread && paid == threads * per_thread ? 0 : 1;
+  auto& stats = *engine.context().stats;
+  std::cout << "in-process: " << succeeded << " acknowledged, paidCallsToday " << paid << ", counted "
+            << stats.settles_counted << ", repeated " << stats.settles_repeated << "\n";
+  return succeeded == reports && paid == payments && stats.settles_counted == payments && stats.settles_repeated == payments ? 0 : 1;
 }

@@ -61,20 +61,20 @@ CAF_TEST(the registry answers a commit with true once readers see it and refuses
   auto registry = sys.spawn(catalog::registry, ctx, &store, catalog::persistence_actor{}, 1ms, 250ms);
   sched.run();
   auto first = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
-                             catalog::item_change{{item(1, "https://a.example.com/x")}, {}}, true);
+                             catalog::item_change{{item(1, "https://a.example.com/x")}, {}, {}}, true);
   auto committed = answer<bool>(first);
   CAF_REQUIRE(committed);
   CAF_CHECK(*committed);
   CAF_CHECK_EQUAL(store.load()->items.size(), 1u);
   auto second = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
-                              catalog::item_change{{item(2, "https://a.example.com/y")}, {}}, true);
+                              catalog::item_change{{item(2, "https://a.example.com/y")}, {}, {}}, true);
   auto refused = answer<bool>(second);
   CAF_REQUIRE(!refused);
   CAF_CHECK(refused.error() == errc::catalog_full);
   CAF_CHECK_EQUAL(store.load()->items.size(), 1u);
   // Without may_refuse (counts, heartbeats, evictions) a change always lands.
   auto counted = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
-                               catalog::item_change{{item(2, "https://a.example.com/y")}, {}}, false);
+                               catalog::item_change{{item(2, "https://a.example.com/y")}, {}, {}}, false);
   CAF_CHECK(answers_true(counted));
   CAF_CHECK_EQUAL(store.load()->items.size(), 2u);
   auto flushed = self->request(registry, caf::infinite, catalog::atom::flush::value);
@@ -86,7 +86,7 @@ CAF_TEST(the registry answers a count at once and publishes counts at most once 
   auto registry = sys.spawn(catalog::registry, ctx, &store, catalog::persistence_actor{}, 1ms, 250ms);
   sched.run();
   auto declared = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
-                                catalog::item_change{{item(1, "https://a.example.com/x")}, {}}, true);
+                                catalog::item_change{{item(1, "https://a.example.com/x")}, {}, {}}, true);
   CAF_REQUIRE(answers_true(declared));
   advance(300ms);  // a quiet spell
   // One more paid call on the listed item: the same content, a new count.
@@ -95,7 +95,7 @@ CAF_TEST(the registry answers a count at once and publishes counts at most once 
     auto r = store.load()->items.at(0)->record();
     r.paid_calls = calls;
     r.paid_day = today;
-    return catalog::item_change{{catalog::make_item(std::move(r), today)}, {}};
+    return catalog::item_change{{catalog::make_item(std::move(r), today)}, {}, {}};
   };
   auto calls = [&] { return store.load()->items.at(0)->record().paid_calls_on(today); };
   auto version = store.load()->version;
@@ -118,7 +118,7 @@ CAF_TEST(the registry answers a count at once and publishes counts at most once 
   auto third = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"}, paid(3), false);
   sched.run();
   auto added = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
-                             catalog::item_change{{item(2, "https://a.example.com/y")}, {}}, true);
+                             catalog::item_change{{item(2, "https://a.example.com/y")}, {}, {}}, true);
   CAF_CHECK(answers_true(added));
   CAF_CHECK_EQUAL(store.load()->items.size(), 2u);
   CAF_CHECK_EQUAL(calls(), 3u);  // and it carries the held count along
@@ -137,11 +137,11 @@ CAF_TEST(the registry answers a count at once and publishes counts at most once 
 
 CAF_TEST(persistence answers a flush with true once the newest snapshot is on disk) {
   auto file = dir.path / "catalog.json";
-  auto persistence = sys.spawn(catalog::persistence, file, 1000ms, ctx);
+  auto persistence = sys.spawn(catalog::persistence, file, 1000ms, ctx, catalog::payments_file_end{});
   auto registry = sys.spawn(catalog::registry, ctx, &store, persistence, 1ms, 250ms);
   sched.run();
   auto committed = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
-                                 catalog::item_change{{item(1, "https://a.example.com/x")}, {}}, true);
+                                 catalog::item_change{{item(1, "https://a.example.com/x")}, {}, {}}, true);
   CAF_CHECK(answers_true(committed));
   auto flushed = self->request(persistence, caf::infinite, catalog::atom::flush::value);
   CAF_CHECK(answers_true(flushed));

@@ -40,7 +40,7 @@ struct engine_fixture : test_coordinator_fixture<catalog_config> {
 
   /// A new engine (the previous one stopped) on the test coordinator, PERSISTENCE included.
   void start_engine(config::catalog_limits limits = {}, std::vector<catalog::item_record> initial = {},
-                    std::filesystem::path file = {}) {
+                    std::filesystem::path file = {}, std::filesystem::path payments_file = {}) {
     engine.reset();
     run();
     catalog::engine_options options;
@@ -48,6 +48,7 @@ struct engine_fixture : test_coordinator_fixture<catalog_config> {
     options.clock = wall;
     options.initial = std::move(initial);
     options.catalog_file = std::move(file);
+    options.payments_file = std::move(payments_file);
     options.persistence_thread = false;  // driven by the test coordinator like the other actors
     // Every count is published as it is answered: these suites check what is counted, each
     // read right after its answer; the counts interval itself is the actors suite's.

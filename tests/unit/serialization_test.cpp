@@ -56,10 +56,12 @@ struct fixture : test::engine_fixture {
     return items;
   }
 
+  int payments = 0;  // payload nonces made so far
+
   rules::settlement settlement_for(const std::string& url) {
     auto requirements = test::accepts_entry(terms);
     boost::json::object body{{"x402Version", 2},
-                             {"paymentPayload", {{"x402Version", 2}, {"resource", {{"url", url}}}, {"accepted", requirements}, {"payload", boost::json::object{}}}},
+                             {"paymentPayload", {{"x402Version", 2}, {"resource", {{"url", url}}}, {"accepted", requirements}, {"payload", {{"nonce", ++payments}}}}},
                              {"paymentRequirements", requirements}};
     auto event = rules::derive_settlement(std::move(body));
     CAF_REQUIRE(event.has_value());
@@ -98,15 +100,17 @@ void check_same_item(const catalog::item_ptr& a, const catalog::item_ptr& b) {
 
 CAF_TEST_FIXTURE_SCOPE(serialization_tests, fixture)
 
-CAF_TEST(an item change arrives with the same items byte for byte and the same removals) {
+CAF_TEST(an item change arrives with the same items byte for byte and the same removals and payments) {
   auto items = catalog_items();
   CAF_REQUIRE_EQUAL(items.size(), 2u);
   CAF_REQUIRE(!items[0]->record().content->doc.text.empty());
-  catalog::item_change change{items, {7, 42}};
+  std::vector<catalog::payment_record> paid{{{0xfedcba9876543210u, 1}, 1767225600000}, {{2, 0xffffffffffffffffu}, 1}};
+  catalog::item_change change{items, {7, 42}, paid};
   auto copy = round_trip(change);
   CAF_REQUIRE_EQUAL(copy.upserts.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) check_same_item(items[i], copy.upserts[i]);
   CAF_CHECK(copy.removed == (std::vector<std::uint64_t>{7, 42}));
+  CAF_CHECK(copy.payments == paid);
 }
 
 CAF_TEST(a declaration and a delisting arrive as they were sent) {
@@ -169,7 +173,7 @@ CAF_TEST(a settlement whose body is not JSON is refused on arrival by code) {
 
 CAF_TEST(a whole message between nodes keeps its registered types) {
   auto items = catalog_items();
-  auto copy = round_trip(caf::make_message(catalog::atom::commit::value, std::string{"p1"}, catalog::item_change{items, {9}}, true));
+  auto copy = round_trip(caf::make_message(catalog::atom::commit::value, std::string{"p1"}, catalog::item_change{items, {9}, {}}, true));
   CAF_REQUIRE((copy.match_elements<catalog::atom::commit, std::string, catalog::item_change, bool>()));
   CAF_CHECK_EQUAL(copy.get_as<std::string>(1), "p1");
   auto& change = copy.get_as<catalog::item_change>(2);

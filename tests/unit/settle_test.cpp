@@ -1,7 +1,14 @@
 #define CAF_SUITE settle
 #include "engine_fixture.hpp"
 
+#include "z402/catalog/catalog_file.hpp"
+#include "z402/catalog/payment_file.hpp"
 #include "z402/wire/iso_time.hpp"
+
+#include <deque>
+#include <fstream>
+#include <functional>
+#include <random>
 
 using namespace z402;
 using namespace std::chrono_literals;
@@ -17,8 +24,8 @@ const std::string pay_one = test::pay_to, pay_two = "uregtest1two", pay_three = 
 struct fixture : test::engine_fixture {
   fixture() { start({}); }
 
-  void start(config::catalog_limits limits) {
-    start_engine(limits);
+  void start(config::catalog_limits limits, std::filesystem::path file = {}, std::filesystem::path payments_file = {}) {
+    start_engine(limits, {}, std::move(file), std::move(payments_file));
     // p1 and p2 declare; p3 only ever gets paid.
     engine->set_payees({{pay_one, "p1"}, {pay_two, "p2"}, {pay_three, "p3"}});
     sched.run();
@@ -28,6 +35,8 @@ struct fixture : test::engine_fixture {
     for (auto& i : items) i.as_object()["accepts"].as_array()[0].as_object()["payTo"] = pay_to;
     CAF_REQUIRE(declare_items(provider, pay_to, std::move(items)).state == catalog::write_outcome::status::ok);
   }
+
+  int payments = 0;  // payload nonces made so far
 
   object requirements(const std::string& pay_to) {
     auto r = test::accepts_entry(terms);
@@ -40,7 +49,7 @@ struct fixture : test::engine_fixture {
                    {"resource", {{"url", url}, {"description", "echoed text"}, {"mimeType", "application/json"},
                                  {"serviceName", "Echoed"}, {"tags", array{"echo"}}}},
                    {"accepted", requirements("uregtest1payerchosen")},
-                   {"payload", object{}}};
+                   {"payload", object{{"nonce", ++payments}}}};  // every payment its own
     if (bazaar) payload["extensions"] = object{{"bazaar", *bazaar}};
     return {{"x402Version", 2}, {"paymentPayload", payload}, {"paymentRequirements", requirements(pay_to)}};
   }
@@ -53,6 +62,25 @@ struct fixture : test::engine_fixture {
     if (!outcome) advance(10ms);
     CAF_REQUIRE(outcome.has_value());
     return *outcome;
+  }
+
+  /// Sends `bodies` as one batch, as the HTTP layer does; per event "success" or the reason.
+  std::vector<std::string> settle_batch(const std::vector<value>& bodies) {
+    catalog::settle_batch events;
+    catalog::settle_answers answers;
+    auto got = std::make_shared<std::vector<std::string>>(bodies.size());
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      auto event = rules::derive_settlement(bodies[i]);
+      CAF_REQUIRE(event.has_value());
+      events.push_back(std::move(*event));
+      answers.emplace_back([got, i](catalog::settle_outcome o) {
+        (*got)[i] = o.state == catalog::settle_outcome::status::success ? "success" : o.reason;
+      }, catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "dropped"));
+    }
+    engine->settle(std::move(events), std::move(answers));
+    sched.run();
+    advance(10ms);
+    return *got;
   }
 
   void rejected(const value& b, const std::string& reason_part) {
@@ -186,7 +214,7 @@ CAF_TEST(x402 v1 settle bodies are understood and normalised) {
   req["description"] = "ignored";
   req["outputSchema"] = object{{"input", {{"type", "http"}, {"method", "POST"}}}, {"output", object{}}};
   value v1 = object{{"x402Version", 1},
-                    {"paymentPayload", {{"x402Version", 1}, {"scheme", terms.scheme}, {"network", "zcash-regtest"}, {"payload", object{}}}},
+                    {"paymentPayload", {{"x402Version", 1}, {"scheme", terms.scheme}, {"network", "zcash-regtest"}, {"payload", object{{"nonce", ++payments}}}}},
                     {"paymentRequirements", req}};
   auto o = settle(v1);
   CAF_REQUIRE(o.state == catalog::settle_outcome::status::success);
@@ -217,9 +245,8 @@ CAF_TEST(the UTC day rolls over between two settles) {
 CAF_TEST(a burst is counted exactly in batches) {
   declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
   std::size_t ok = 0, answered = 0;
-  auto b = body(pay_one, "https://a.example.com/x");
-  for (int i = 0; i < 1000; ++i)
-    engine->settle(b, catalog::settle_completion{[&](catalog::settle_outcome o) {
+  for (int i = 0; i < 1000; ++i)  // 1,000 payments, each its own
+    engine->settle(body(pay_one, "https://a.example.com/x"), catalog::settle_completion{[&](catalog::settle_outcome o) {
                                                    ++answered;
                                                    ok += o.state == catalog::settle_outcome::status::success;
                                                  },
@@ -232,23 +259,8 @@ CAF_TEST(a burst is counted exactly in batches) {
 
 CAF_TEST(a batch of settles is answered event by event in order) {
   declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
-  catalog::settle_batch events;
-  catalog::settle_answers answers;
-  std::vector<std::string> got(4);
-  const char* urls[] = {"https://a.example.com/x", "https://a.example.com/x", "https://a.example.com/x",
-                        "https://thin.example.com/x"};
-  const std::string payees[] = {pay_one, "uregtest1nobody", pay_one, pay_three};
-  for (int i = 0; i < 4; ++i) {
-    auto event = rules::derive_settlement(body(payees[i], urls[i]));
-    CAF_REQUIRE(event.has_value());
-    events.push_back(std::move(*event));
-    answers.emplace_back([&got, i](catalog::settle_outcome o) {
-      got[i] = o.state == catalog::settle_outcome::status::success ? "success" : o.reason;
-    }, catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "dropped"));
-  }
-  engine->settle(std::move(events), std::move(answers));
-  sched.run();
-  advance(10ms);
+  auto got = settle_batch({body(pay_one, "https://a.example.com/x"), body("uregtest1nobody", "https://a.example.com/x"),
+                           body(pay_one, "https://a.example.com/x"), body(pay_three, "https://thin.example.com/x")});
   CAF_CHECK_EQUAL(got[0], "success");
   CAF_CHECK(got[1].find("no provider is registered") != std::string::npos);
   CAF_CHECK_EQUAL(got[2], "success");
@@ -311,4 +323,227 @@ CAF_TEST(a settle sent to a stopped engine is answered) {
   CAF_CHECK(outcome->state == catalog::settle_outcome::status::rejected);
 }
 
+// A settle counts once (issue 16): the same payment reported again is answered as the first was
+// and counts nothing; what makes it the same payment is its paymentPayload, not its bytes.
+
+CAF_TEST(a payment reported again is answered success and not counted again) {
+  declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
+  auto payment = body(pay_one, "https://a.example.com/x");
+  CAF_CHECK(settle(payment).state == catalog::settle_outcome::status::success);
+  CAF_CHECK(settle(payment).state == catalog::settle_outcome::status::success);
+  CAF_CHECK(settle(payment).state == catalog::settle_outcome::status::success);
+  CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 1);
+  CAF_CHECK_EQUAL(engine->context().stats->settles_counted.load(), 1u);
+  CAF_CHECK_EQUAL(engine->context().stats->settles_repeated.load(), 2u);
+  // Another payment for the same item is another count.
+  CAF_CHECK(settle(body(pay_one, "https://a.example.com/x")).state == catalog::settle_outcome::status::success);
+  CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 2);
+}
+
+CAF_TEST(a payment reported twice in one batch counts once and both reports are answered alike) {
+  declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
+  auto payment = body(pay_one, "https://a.example.com/x");
+  auto unknown = body("uregtest1nobody", "https://a.example.com/x");
+  auto got = settle_batch({payment, payment, unknown, unknown});
+  CAF_CHECK_EQUAL(got[0], "success");
+  CAF_CHECK_EQUAL(got[1], "success");
+  CAF_CHECK(got[2].find("no provider is registered") != std::string::npos);
+  CAF_CHECK_EQUAL(got[3], got[2]);
+  CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 1);
+  CAF_CHECK_EQUAL(engine->context().stats->settles_counted.load(), 1u);
+}
+
+CAF_TEST(the same payload in another key order or spacing is the same payment) {
+  declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
+  auto payment = body(pay_one, "https://a.example.com/x");
+  CAF_REQUIRE(settle(payment).state == catalog::settle_outcome::status::success);
+  // The payload's keys reversed, at every level, and the body re-spaced.
+  std::function<value(const value&)> reversed = [&](const value& v) -> value {
+    if (auto* o = v.if_object()) {
+      object out;
+      for (auto it = o->end(); it != o->begin();) {
+        --it;
+        out[it->key()] = reversed(it->value());
+      }
+      return out;
+    }
+    return v;
+  };
+  auto again = payment;
+  again["paymentPayload"] = reversed(payment.at("paymentPayload"));
+  CAF_REQUIRE(boost::json::serialize(again) != boost::json::serialize(payment));
+  auto spaced = boost::json::parse("{ \"x402Version\" : 2 ,\n \"paymentPayload\" : " + boost::json::serialize(again.at("paymentPayload")) +
+                                   " , \"paymentRequirements\" : " + boost::json::serialize(payment.at("paymentRequirements")) + " }");
+  CAF_CHECK(rules::derive_settlement(spaced)->payment == rules::derive_settlement(payment)->payment);
+  CAF_CHECK(settle(spaced).state == catalog::settle_outcome::status::success);
+  CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 1);
+  // One byte of the payload's content changed is another payment.
+  auto other = payment;
+  other["paymentPayload"].as_object()["payload"].as_object()["nonce"] = -1;
+  CAF_CHECK(!(rules::derive_settlement(other)->payment == rules::derive_settlement(payment)->payment));
+}
+
+CAF_TEST(a rejected payment is not remembered and is answered as the first each time) {
+  auto orphan = body("uregtest1nobody", "https://a.example.com/x");
+  rejected(orphan, "no provider is registered");
+  rejected(orphan, "no provider is registered");
+  CAF_CHECK_EQUAL(engine->context().stats->settles_repeated.load(), 0u);
+  // Once its provider exists, the same payment counts: it never counted before.
+  engine->set_payees({{pay_one, "p1"}, {"uregtest1nobody", "p4"}});
+  declare("p4", "uregtest1nobody", array{test::valid_item(terms, "https://a.example.com/x")});
+  CAF_CHECK(settle(orphan).state == catalog::settle_outcome::status::success);
+  CAF_CHECK_EQUAL(paid(find("p4", "https://a.example.com/x")), 1);
+}
+
+CAF_TEST(a payment is remembered for 24 hours and no longer) {
+  declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
+  auto payment = body(pay_one, "https://a.example.com/x");
+  CAF_REQUIRE(settle(payment).state == catalog::settle_outcome::status::success);
+  advance(std::chrono::hours{24} - 100ms);  // at the limit: still the same payment
+  declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});  // a heartbeat keeps the item
+  settle(payment);
+  CAF_CHECK_EQUAL(engine->context().stats->settles_counted.load(), 1u);
+  advance(200ms);  // past it: forgotten, counted again
+  CAF_CHECK(settle(payment).state == catalog::settle_outcome::status::success);
+  CAF_CHECK_EQUAL(engine->context().stats->settles_counted.load(), 2u);
+}
+
+CAF_TEST(at most max_remembered_payments are remembered and the oldest is forgotten first) {
+  config::catalog_limits limits;
+  limits.max_remembered_payments = 3;
+  start(limits);
+  declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
+  std::vector<value> payments;
+  for (int i = 0; i < 4; ++i) payments.push_back(body(pay_one, "https://a.example.com/x"));
+  for (int i = 0; i < 3; ++i) settle(payments[i]);
+  // At the limit: all three are remembered.
+  for (int i = 0; i < 3; ++i) settle(payments[i]);
+  CAF_CHECK_EQUAL(engine->context().stats->settles_counted.load(), 3u);
+  // One past it: the fourth pushes out the first, which then counts again.
+  settle(payments[3]);
+  settle(payments[3]);
+  settle(payments[2]);
+  CAF_CHECK_EQUAL(engine->context().stats->settles_counted.load(), 4u);
+  settle(payments[0]);
+  CAF_CHECK_EQUAL(engine->context().stats->settles_counted.load(), 5u);
+}
+
+CAF_TEST(remembered payments survive a restart through the payments file) {
+  test::temp_dir dir{"z402-payments"};
+  auto catalog_file = dir.path / "catalog.json", payments_file = dir.path / "payments.bin";
+  start({}, catalog_file, payments_file);
+  declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
+  auto first = body(pay_one, "https://a.example.com/x"), second = body(pay_one, "https://a.example.com/x");
+  settle(first);
+  settle(second);
+  advance(2s);  // PERSISTENCE saves within its interval (1 s)
+  CAF_CHECK_EQUAL(std::filesystem::file_size(payments_file), catalog::payment_file_header_bytes + 2 * catalog::payment_record_bytes);
+  // A torn append (a crash mid-record) leaves a partial record: the load ignores it, the next
+  // append cuts it off.
+  { std::ofstream{payments_file, std::ios::app | std::ios::binary} << "torn"; }
+  auto loaded = catalog::load_catalog(catalog_file, wall->now_ms());
+  start_engine({}, loaded.records, catalog_file, payments_file);
+  engine->set_payees({{pay_one, "p1"}});
+  sched.run();
+  settle(first);
+  settle(second);
+  CAF_CHECK_EQUAL(engine->context().stats->settles_counted.load(), 0u);
+  CAF_CHECK_EQUAL(engine->context().stats->settles_repeated.load(), 2u);
+  CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 2);
+  settle(body(pay_one, "https://a.example.com/x"));
+  advance(2s);  // PERSISTENCE saves within its interval (1 s)
+  CAF_CHECK_EQUAL(std::filesystem::file_size(payments_file), catalog::payment_file_header_bytes + 3 * catalog::payment_record_bytes);
+  auto kept = catalog::load_payments(payments_file, wall->now_ms(), 86400000, 1000);
+  CAF_CHECK(kept.state == catalog::payments_load::status::loaded);
+  CAF_CHECK_EQUAL(kept.records.size(), 3u);
+  CAF_CHECK(kept.records[0].id == rules::derive_settlement(first)->payment);
+}
+
+CAF_TEST(a payments file that cannot be appended fails the save and no count reaches disk before its payment) {
+  test::temp_dir dir{"z402-payments"};
+  auto catalog_file = dir.path / "catalog.json", payments_dir = dir.path / "later";
+  start({}, catalog_file, payments_dir / "payments.bin");
+  declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
+  advance(2s);
+  CAF_REQUIRE(std::filesystem::exists(catalog_file));  // no payments yet: the catalog saves
+  auto before = catalog::load_catalog(catalog_file, wall->now_ms());
+  settle(body(pay_one, "https://a.example.com/x"));
+  advance(2s);
+  auto& stats = *engine->context().stats;
+  CAF_CHECK_GREATER(stats.save_failures.load(), 0u);
+  CAF_CHECK_NOT_EQUAL(stats.save_failing_since_ms.load(), 0);
+  CAF_CHECK((*stats.last_save_error.load()).find("payments.bin") != std::string::npos);
+  // The catalog file still holds no count: its payment is not on disk.
+  auto now = catalog::load_catalog(catalog_file, wall->now_ms());
+  CAF_REQUIRE_EQUAL(now.records.size(), 1u);
+  CAF_CHECK_EQUAL(now.records[0].paid_calls, before.records[0].paid_calls);
+  // The directory comes back: the retry (at most 5 s apart) saves both, in order.
+  std::filesystem::create_directories(payments_dir);
+  advance(6s);
+  CAF_CHECK_EQUAL(stats.save_failing_since_ms.load(), 0);
+  CAF_CHECK_EQUAL(std::filesystem::file_size(payments_dir / "payments.bin"), catalog::payment_file_header_bytes + catalog::payment_record_bytes);
+  CAF_CHECK_EQUAL(catalog::load_catalog(catalog_file, wall->now_ms()).records[0].paid_calls, 1u);
+}
+
+CAF_TEST(a payments file without its header is moved aside and nothing is remembered) {
+  test::temp_dir dir{"z402-payments"};
+  auto payments_file = dir.path / "payments.bin";
+  { std::ofstream{payments_file, std::ios::binary} << "not a payments file at all, 24 bytes each"; }
+  auto loaded = catalog::load_payments(payments_file, start_ms, 86400000, 1000);
+  CAF_CHECK(loaded.state == catalog::payments_load::status::corrupt);
+  CAF_CHECK(loaded.records.empty());
+  CAF_CHECK(!std::filesystem::exists(payments_file));
+  CAF_CHECK(std::filesystem::exists(dir.path / ("payments.bin.corrupt-" + std::to_string(start_ms))));
+  CAF_CHECK(catalog::load_payments(payments_file, start_ms, 86400000, 1000).state == catalog::payments_load::status::missing);
+}
+
+CAF_TEST(a payments file past twice the capacity is compacted to what a load keeps) {
+  test::temp_dir dir{"z402-payments"};
+  config::catalog_limits limits;
+  limits.max_remembered_payments = 2;
+  auto payments_file = dir.path / "payments.bin";
+  start(limits, dir.path / "catalog.json", payments_file);
+  declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
+  std::vector<value> payments;
+  for (int i = 0; i < 5; ++i) {
+    payments.push_back(body(pay_one, "https://a.example.com/x"));
+    settle(payments.back());
+    advance(2s);  // PERSISTENCE saves within its interval (1 s)
+  }
+  // 4 records is twice the capacity, 5 is past it: rewritten with the newest 2.
+  CAF_CHECK_EQUAL(std::filesystem::file_size(payments_file), catalog::payment_file_header_bytes + 2 * catalog::payment_record_bytes);
+  auto kept = catalog::load_payments(payments_file, wall->now_ms(), 86400000, 1000);
+  CAF_REQUIRE_EQUAL(kept.records.size(), 2u);
+  CAF_CHECK(kept.records[1].id == rules::derive_settlement(payments[4])->payment);
+}
+
 CAF_TEST_FIXTURE_SCOPE_END()
+
+// The ledger against a plain model (a deque in arrival order): the same answers for every lookup
+// over inserts, aging out and evictions, with ids that share their low bits, so probe runs are
+// long and every deletion shifts entries back.
+CAF_TEST(the payment ledger answers as a plain list of the newest payments within the window) {
+  for (std::size_t capacity : {1u, 7u, 64u, 1000u}) {
+    catalog::payment_ledger ledger{capacity, 1000};
+    std::deque<catalog::payment_record> model;
+    std::mt19937_64 random{capacity};
+    std::int64_t now = 0;
+    std::vector<rules::payment_id> ids;
+    for (int i = 0; i < 20000; ++i) {
+      now += static_cast<std::int64_t>(random() % 3);
+      while (!model.empty() && model.front().at_ms <= now - 1000) model.pop_front();
+      auto pick = random() % 4;
+      rules::payment_id id = pick == 0 && !ids.empty() ? ids[random() % ids.size()]
+                                                       : rules::payment_id{random(), (random() % 8) << 20 | (random() % 4)};
+      bool expected = std::any_of(model.begin(), model.end(), [&](auto& r) { return r.id == id; });
+      if (ledger.contains(id, now) != expected) CAF_FAIL("capacity " << capacity << ", step " << i << ": the ledger and the model disagree");
+      if (!expected && pick != 3) {
+        ledger.insert({id, now});
+        model.push_back({id, now});
+        if (model.size() > capacity) model.pop_front();
+        ids.push_back(id);
+      }
+      CAF_REQUIRE_EQUAL(ledger.size(), model.size());
+    }
+  }
+}

@@ -21,12 +21,17 @@ std::string hex(std::string_view bytes) {
   return out;
 }
 
-std::string sha256_hex(std::string_view data) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+std::array<unsigned char, 32> sha256(std::string_view data) {
+  std::array<unsigned char, 32> digest{};
   unsigned int len = 0;
-  if (EVP_Digest(data.data(), data.size(), digest.data(), &len, EVP_sha256(), nullptr) != 1)
+  if (EVP_Digest(data.data(), data.size(), digest.data(), &len, EVP_sha256(), nullptr) != 1 || len != digest.size())
     throw std::runtime_error("SHA-256 failed");
-  return hex({reinterpret_cast<const char*>(digest.data()), len});
+  return digest;
+}
+
+std::string sha256_hex(std::string_view data) {
+  auto digest = sha256(data);
+  return hex({reinterpret_cast<const char*>(digest.data()), digest.size()});
 }
 
 std::string random_key(std::string_view prefix) {

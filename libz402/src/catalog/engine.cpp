@@ -1,5 +1,6 @@
 #include "z402/catalog/engine.hpp"
 
+#include "z402/catalog/payment_file.hpp"
 #include "z402/catalog/persistence_actor.hpp"
 #include "z402/catalog/registry_actor.hpp"
 #include "z402/catalog/settle_actor.hpp"
@@ -26,10 +27,19 @@ engine::engine(caf::actor_system& sys, engine_options options) {
     initial_of[provider].push_back(it);
   }
   ctx_.next_seq->store(max_seq + 1);
+  payments_load payments;
+  if (!options.payments_file.empty()) {
+    payments = load_payments(options.payments_file, ctx_.clock->now_ms(), ctx_.limits.payment_memory.count(),
+                             ctx_.limits.max_remembered_payments);
+    if (payments.state == payments_load::status::corrupt)
+      ctx_.log.with_component("catalog").error("payments file unreadable; starting with no remembered payments",
+                                                {{"file", options.payments_file.string()}, {"reason", payments.problem}});
+  }
+  payments_file_end end{options.payments_file, payments.good_bytes, payments.records_in_file};
   if (!options.catalog_file.empty())
     persistence_ = options.persistence_thread
-                       ? spawn_detached(sys, catalog::persistence, options.catalog_file, options.persist_interval, ctx_)
-                       : sys.spawn(catalog::persistence, options.catalog_file, options.persist_interval, ctx_);
+                       ? spawn_detached(sys, catalog::persistence, options.catalog_file, options.persist_interval, ctx_, end)
+                       : sys.spawn(catalog::persistence, options.catalog_file, options.persist_interval, ctx_, end);
   store_.publish(first_snapshot(initial, ctx_.clock->now_ms()));
   registry_ = sys.spawn(catalog::registry, ctx_, &store_, persistence_, options.publish_interval,
                         options.counts_interval);
@@ -38,7 +48,7 @@ engine::engine(caf::actor_system& sys, engine_options options) {
   directory_ = std::make_shared<provider_directory>(sys, ctx_, registry_, std::move(initial_of));
   // Providers with items on disk own their timers from the start, not from their next message.
   for (auto& name : loaded) directory_->get(name);
-  settle_ = sys.spawn(catalog::settle, ctx_, directory_);
+  settle_ = sys.spawn(catalog::settle, ctx_, directory_, std::move(payments.records));
 }
 
 engine::~engine() { stop(); }

@@ -1,6 +1,7 @@
 #include "z402/catalog/persistence_actor.hpp"
 
 #include "z402/catalog/catalog_file.hpp"
+#include "z402/catalog/payment_file.hpp"
 #include "z402/config/atomic_file.hpp"
 
 namespace z402::catalog {
@@ -49,10 +50,43 @@ void saved(self_ptr self) {
   st.ctx.stats->last_saved_ms.store(now, std::memory_order_relaxed);
 }
 
+// A file grown past twice what a load keeps is rewritten with only that (at most once per
+// `capacity` payments counted, off every other actor's thread). A failed rewrite keeps the
+// longer file, which loads the same.
+void compact_payments(self_ptr self) {
+  auto& st = self->state;
+  auto& limits = st.ctx.limits;
+  if (st.payments.records <= 2 * limits.max_remembered_payments) return;
+  auto kept = load_payments(st.payments.file, st.ctx.clock->now_ms(), limits.payment_memory.count(), limits.max_remembered_payments);
+  if (kept.state != payments_load::status::loaded) return;
+  if (auto rewritten = rewrite_payments(st.payments.file, kept.records); !rewritten) {
+    st.ctx.log.warning("payments file not compacted", {{"reason", rewritten.error().reason}});
+    return;
+  }
+  st.payments.records = kept.records.size();
+  st.payments.good_bytes = payment_file_header_bytes + kept.records.size() * payment_record_bytes;
+}
+
+// The payments before the counts that include them (payment_file.hpp).
+bool save_payments(self_ptr self) {
+  auto& st = self->state;
+  if (st.unsaved_payments.empty() || st.payments.file.empty()) return true;
+  auto appended = append_payments(st.payments.file, st.payments.good_bytes, st.unsaved_payments);
+  if (!appended) {
+    failed(self, appended.error().reason);
+    return false;
+  }
+  st.payments.records += st.unsaved_payments.size();
+  st.unsaved_payments.clear();
+  compact_payments(self);
+  return true;
+}
+
 bool write_latest(self_ptr self) {
   auto& st = self->state;
   st.writes.acted(self->clock().now());
   if (!st.latest || st.latest->version == st.written_version) return true;
+  if (!save_payments(self)) return false;
   auto& snap = *st.latest;
   auto written = config::write_file_atomically(st.file, [&](const config::chunk_sink& sink) { serialize_catalog(snap, sink); });
   if (!written) {
@@ -68,13 +102,18 @@ bool write_latest(self_ptr self) {
 
 persistence_actor::behavior_type persistence(persistence_actor::stateful_pointer<persistence_state> self,
                                              std::filesystem::path file, std::chrono::milliseconds interval,
-                                             engine_context ctx) {
+                                             engine_context ctx, payments_file_end payments) {
   self->state.file = std::move(file);
+  self->state.payments = std::move(payments);
   self->state.ctx = std::move(ctx);
   self->state.ctx.log = self->state.ctx.log.with_component("catalog.persistence");
   self->state.writes = coalescer{interval};
   return {
       [=](atom::persist, const snapshot_ptr& snap) {
+        // Every publication comes here in order; only the newest is written, but the payments
+        // of each are kept for the next append.
+        if (snap->payments)
+          self->state.unsaved_payments.insert(self->state.unsaved_payments.end(), snap->payments->begin(), snap->payments->end());
         self->state.latest = snap;
         if (self->state.writes.changed(self, atom::write::value)) write_latest(self);
       },

@@ -71,8 +71,10 @@ void arm_timer(self_ptr self) {
 // Hands the new item set to the REGISTRY and adopts it once readers can see it. `await`
 // keeps this provider's changes in order: the next message waits for the registry's answer.
 template <class OnOk, class OnError>
-void commit(self_ptr self, item_map next, bool may_refuse, OnOk on_ok, OnError on_error) {
+void commit(self_ptr self, item_map next, bool may_refuse, OnOk on_ok, OnError on_error,
+            std::vector<payment_record> payments = {}) {
   auto change = change_between(self->state.items, next);
+  change.payments = std::move(payments);
   self->request(self->state.registry, caf::infinite, atom::commit::value, self->state.provider, std::move(change),
                 may_refuse)
       .await(
@@ -88,10 +90,11 @@ void commit(self_ptr self, item_map next, bool may_refuse, OnOk on_ok, OnError o
 // to: the new versions replace the old ones at once and only they cross to the REGISTRY. (A
 // copy of 128 keyed entries per batch of settles was most of the actor's time over HTTP.)
 template <class OnOk, class OnError>
-void commit_in_place(self_ptr self, std::vector<std::pair<std::string, item_ptr>> versions, OnOk on_ok,
-                     OnError on_error) {
+void commit_in_place(self_ptr self, std::vector<std::pair<std::string, item_ptr>> versions,
+                     std::vector<payment_record> payments, OnOk on_ok, OnError on_error) {
   auto& st = self->state;
   item_change change;
+  change.payments = std::move(payments);
   for (auto& [key, it] : versions) {
     st.items[key] = it;
     change.upserts.push_back(std::move(it));
@@ -180,13 +183,24 @@ struct counted_batch {
   std::map<std::string, item_record> touched;  // records changed by the batch, by key
   std::set<std::string> created;                // keys of new payment-only items
   std::vector<std::string> key_of;              // per event: the key it counted on ("" when rejected)
+  std::vector<rules::payment_id> payment_of;    // per event
   settle_outcomes outcomes;
 };
+
+// The payments of the events counted: they cross to the REGISTRY with their counts.
+std::vector<payment_record> counted_payments(const counted_batch& batch, std::int64_t now) {
+  std::vector<payment_record> out;
+  for (std::size_t i = 0; i < batch.outcomes.size(); ++i)
+    if (batch.outcomes[i].state == settle_outcome::status::success) out.push_back({batch.payment_of[i], now});
+  return out;
+}
 
 counted_batch count_batch(const provider_state& st, const settle_batch& batch, std::int64_t now) {
   counted_batch out;
   out.outcomes.resize(batch.size());
   out.key_of.resize(batch.size());
+  out.payment_of.reserve(batch.size());
+  for (auto& event : batch) out.payment_of.push_back(event.payment);
   bool declaring = declares(st.items);
   auto payment_only = static_cast<std::size_t>(
       std::count_if(st.items.begin(), st.items.end(), [](auto& kv) { return !kv.second->record().declared; }));
@@ -317,20 +331,23 @@ provider_actor::behavior_type provider(provider_actor::stateful_pointer<provider
           for (std::size_t i = 0; i < counted->key_of.size(); ++i)
             if (counted->created.count(counted->key_of[i]))
               counted->outcomes[i] = settle_outcome::rejected(settle_rejection::catalog_full, "paymentPayload.resource.url: the catalog is full");
-          commit(self, apply(self->state.items, *counted, today, false), false, deliver, unavailable);
+          commit(self, apply(self->state.items, *counted, today, false), false, deliver, unavailable,
+                 counted_payments(*counted, now));
         };
         if (counted->touched.empty()) {
           deliver();
         } else if (counted->created.empty()) {
           std::vector<std::pair<std::string, item_ptr>> versions;
           for (auto& [key, r] : counted->touched) versions.emplace_back(key, make_item(r, today));
-          commit_in_place(self, std::move(versions), deliver, unavailable);
+          commit_in_place(self, std::move(versions), counted_payments(*counted, now), deliver, unavailable);
         } else {
-          commit(self, apply(self->state.items, *counted, today, true), true, deliver,
-                 [=](const caf::error& err) mutable {
-                   if (err == errc::catalog_full) counts_only();
-                   else unavailable(err);
-                 });
+          commit(
+              self, apply(self->state.items, *counted, today, true), true, deliver,
+              [=](const caf::error& err) mutable {
+                if (err == errc::catalog_full) counts_only();
+                else unavailable(err);
+              },
+              counted_payments(*counted, now));
         }
         return rp;
       },

@@ -21,7 +21,10 @@ void publish_now(self_ptr self) {
   if (st.content_changed || !st.indexes) st.indexes = std::make_shared<const content_indexes>();
   st.content_changed = false;
   st.unpublished = false;
-  auto published = make_snapshot(++st.version, st.items, st.bytes, st.items_of.size(), st.ctx.clock->now_ms(), st.indexes);
+  std::shared_ptr<const std::vector<payment_record>> payments;
+  if (!st.payments.empty()) payments = std::make_shared<const std::vector<payment_record>>(std::exchange(st.payments, {}));
+  auto published = make_snapshot(++st.version, st.items, st.bytes, st.items_of.size(), st.ctx.clock->now_ms(), st.indexes,
+                                 std::move(payments));
   st.store->publish(published);
   if (st.persistence) self->send(st.persistence, atom::persist::value, published);
   auto now = self->clock().now();
@@ -111,7 +114,7 @@ registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry
   st.count_publications = coalescer{counts_interval};
   // Start from what the engine published (first_snapshot): its items, its version and indexes.
   auto first = store->load();
-  for (auto& i : first->items) apply(st, i->record().provider, item_change{{i}, {}});
+  for (auto& i : first->items) apply(st, i->record().provider, item_change{{i}, {}, {}});
   st.version = first->version;
   st.indexes = first->indexes;
   st.content_changed = false;
@@ -134,6 +137,7 @@ registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry
           return rp;
         }
         bool content = apply(st, provider, change);
+        st.payments.insert(st.payments.end(), change.payments.begin(), change.payments.end());
         st.content_changed |= content;
         st.unpublished = true;
         if (content) {

@@ -7,7 +7,8 @@
 namespace z402::catalog {
 
 snapshot_ptr make_snapshot(std::uint64_t version, item_list items, std::size_t bytes, std::size_t providers,
-                           std::int64_t now_ms, std::shared_ptr<const content_indexes> indexes) {
+                           std::int64_t now_ms, std::shared_ptr<const content_indexes> indexes,
+                           std::shared_ptr<const std::vector<payment_record>> payments) {
   auto next = std::make_shared<snapshot>();
   next->version = version;
   next->items = std::move(items);
@@ -15,6 +16,7 @@ snapshot_ptr make_snapshot(std::uint64_t version, item_list items, std::size_t b
   next->providers = providers;
   next->published_ms = now_ms;
   if (indexes) next->indexes = std::move(indexes);
+  next->payments = std::move(payments);
   return next;
 }
 

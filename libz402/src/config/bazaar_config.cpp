@@ -84,13 +84,15 @@ expected<void> apply_config_file(bazaar_config& cfg, const std::filesystem::path
       if (!v.is_object()) return refused(name, "limits must be an object");
       for (auto& lim : v.as_object()) {
         auto lname = "limits." + std::string{lim.key()};
-        auto n = positive(lim.value(), lname, std::uint64_t{1} << 40);
+        // At most 2^27 remembered payments: 4 GiB of memory at about 32 bytes each.
+        auto n = positive(lim.value(), lname, lim.key() == "maxRememberedPayments" ? std::uint64_t{1} << 27 : std::uint64_t{1} << 40);
         if (!n) return n.error();
         if (lim.key() == "maxItemsPerProvider") cfg.limits.max_items_per_provider = *n;
         else if (lim.key() == "maxItems") cfg.limits.max_items = *n;
         else if (lim.key() == "maxCatalogBytes") cfg.limits.max_catalog_bytes = *n;
         else if (lim.key() == "maxPaymentItemsPerProvider") cfg.limits.max_payment_items_per_provider = *n;
         else if (lim.key() == "retentionSeconds") cfg.limits.retention = std::chrono::seconds{*n};
+        else if (lim.key() == "maxRememberedPayments") cfg.limits.max_remembered_payments = *n;
         else return refused(lname, "unknown key " + lname);
       }
     }

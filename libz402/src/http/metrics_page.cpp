@@ -34,9 +34,12 @@ void catalog_metrics(const app_state& app, telemetry::prometheus_text& out) {
     out.sample("z402_declarations_total", {{"outcome", "refused"}, {"family", rules::rule_families[f]}}, d.refused[f].value());
 
   auto& stats = *app.engine.context().stats;
-  out.family("z402_settles_total", "counter", "Settle events, counted or rejected (by reason).");
+  out.family("z402_settles_total", "counter",
+             "Settle events, counted, repeated (a payment reported again: answered as first, not counted) or rejected (by reason).");
   out.sample("z402_settles_total", {{"outcome", "counted"}, {"reason", ""}},
              stats.settles_counted.load(std::memory_order_relaxed));
+  out.sample("z402_settles_total", {{"outcome", "repeated"}, {"reason", ""}},
+             stats.settles_repeated.load(std::memory_order_relaxed));
   for (std::size_t r = 0; r < catalog::settle_rejection_count; ++r)
     out.sample("z402_settles_total",
                {{"outcome", "rejected"}, {"reason", catalog::to_string(static_cast<catalog::settle_rejection>(r))}},

@@ -1,5 +1,7 @@
 #include "z402/rules/settlement.hpp"
 
+#include "z402/auth/crypto.hpp"
+
 #include "z402/rules/bazaar_extension.hpp"
 #include "z402/rules/item_fields.hpp"
 #include "z402/rules/route_template.hpp"
@@ -133,6 +135,16 @@ std::string normalise_network(std::string_view network) {
   return std::string{network};
 }
 
+payment_id payment_id_of(const boost::json::value& payment_payload) {
+  auto digest = auth::sha256(wire::canonical_json(payment_payload));
+  payment_id id;
+  for (std::size_t i = 0; i < 8; ++i) {
+    id.high = id.high << 8 | digest[i];
+    id.low = id.low << 8 | digest[8 + i];
+  }
+  return id;
+}
+
 expected<settlement> derive_settlement(boost::json::value body) {
   auto echo = read_echo(body);
   if (!echo) return echo.error();
@@ -146,6 +158,7 @@ expected<settlement> derive_settlement(boost::json::value body) {
   s.pay_to = echo->pay_to->c_str();
   s.identity = {type, wire::canonical_resource(*parts, echo->route_template), selector};
   s.key = s.identity.key();
+  s.payment = payment_id_of(body.get_object().at("paymentPayload"));
   s.body = std::make_shared<const boost::json::value>(std::move(body));
   return s;
 }

@@ -2,8 +2,10 @@
 
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/json/value_stack.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_set>
 #include <vector>
@@ -184,6 +186,42 @@ expected<boost::json::value> parse_for_display(std::string_view text, std::size_
   auto value = boost::json::parse(boost::json::string_view{text.data(), text.size()}, ec, {}, options);
   if (!ec) return value;
   return refused("", ec == boost::json::error::too_deep ? "it nests deeper than " + std::to_string(max_depth) + " levels" : ec.message());
+}
+
+namespace {
+
+void write_canonical(const boost::json::value& v, std::string& out) {
+  if (auto* obj = v.if_object()) {
+    std::vector<const boost::json::key_value_pair*> members;
+    members.reserve(obj->size());
+    for (auto& kv : *obj) members.push_back(&kv);
+    std::sort(members.begin(), members.end(), [](auto* a, auto* b) { return a->key() < b->key(); });
+    out += '{';
+    for (auto* kv : members) {
+      if (out.back() != '{') out += ',';
+      out += boost::json::serialize(kv->key());
+      out += ':';
+      write_canonical(kv->value(), out);
+    }
+    out += '}';
+  } else if (auto* arr = v.if_array()) {
+    out += '[';
+    for (auto& e : *arr) {
+      if (out.back() != '[') out += ',';
+      write_canonical(e, out);
+    }
+    out += ']';
+  } else {
+    out += boost::json::serialize(v);
+  }
+}
+
+}  // namespace
+
+std::string canonical_json(const boost::json::value& v) {
+  std::string out;
+  write_canonical(v, out);
+  return out;
 }
 
 std::size_t json_depth(const boost::json::value& v) {

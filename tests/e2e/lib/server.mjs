@@ -1,6 +1,7 @@
 // Starts the built z402-bazaar on a free loopback port with its own data dir, and runs its CLI.
 import assert from "node:assert/strict";
 import { spawn, spawnSync, execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -43,7 +44,8 @@ export function createSettleKey(dataDir) {
 /** A v2 settle body for `payTo` paying `url`. */
 export function settleBody(terms, payTo, url) {
   const requirements = { ...terms, amount: "1000", payTo, maxTimeoutSeconds: 60 };
-  return { x402Version: 2, paymentPayload: { x402Version: 2, resource: { url }, accepted: requirements, payload: {} }, paymentRequirements: requirements };
+  // Every payment carries a nonce of its own, as real ones do: the catalog counts a payment once.
+  return { x402Version: 2, paymentPayload: { x402Version: 2, resource: { url }, accepted: requirements, payload: { nonce: randomUUID() } }, paymentRequirements: requirements };
 }
 
 export function termsFile(dataDir) {

@@ -1,5 +1,6 @@
 #pragma once
 // The few primitives keys need, all from OpenSSL 3.
+#include <array>
 #include <string>
 #include <string_view>
 
@@ -7,6 +8,9 @@ namespace z402::auth {
 
 /// `bytes` as lower-case hex digits, two a byte.
 std::string hex(std::string_view bytes);
+
+/// SHA-256 of `data`: 32 raw bytes.
+std::array<unsigned char, 32> sha256(std::string_view data);
 
 /// SHA-256 of `data` as 64 lower-case hex digits.
 std::string sha256_hex(std::string_view data);

@@ -33,7 +33,8 @@ using forget = caf::atom_constant<caf::atom("forget")>;
 
 /// PERSISTENCE: writes the newest snapshot to the catalog file (persistence_actor.hpp).
 using persistence_actor = caf::typed_actor<
-    /// REGISTRY: a newer catalog to write, within the coalescing interval.
+    /// REGISTRY: a newer catalog to write, within the coalescing interval, and the payments it
+    /// counted, appended to the payments file before it.
     caf::reacts_to<atom::persist, snapshot_ptr>,
     /// itself: the coalescing interval is over; write what is pending.
     caf::reacts_to<atom::write>,

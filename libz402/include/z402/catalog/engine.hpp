@@ -24,6 +24,9 @@ struct engine_options {
   bool allow_http_resources = false;
   std::shared_ptr<const wall_clock> clock = std::make_shared<system_wall_clock>();
   std::filesystem::path catalog_file;  // empty: nothing is written
+  /// The payments counted, so a repeat is not counted again after a restart (payment_file.hpp);
+  /// read here at start. Empty: they are remembered in memory only.
+  std::filesystem::path payments_file;
   std::chrono::milliseconds publish_interval{1};  // content changes are visible within this
   std::chrono::milliseconds counts_interval{250};  // counts and lastSeen are visible within this
   std::chrono::milliseconds persist_interval{1000};

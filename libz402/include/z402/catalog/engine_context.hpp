@@ -19,6 +19,7 @@ namespace z402::catalog {
 /// by /health and /metrics from any thread.
 struct catalog_stats {
   std::atomic<std::uint64_t> settles_counted{0};
+  std::atomic<std::uint64_t> settles_repeated{0};  // payments reported again: answered, not counted
   std::array<std::atomic<std::uint64_t>, settle_rejection_count> settles_rejected_by{};
   std::atomic<std::int64_t> last_saved_ms{0};  // Unix ms of the last successful catalog file write; 0: none yet
   std::atomic<std::uint64_t> save_failures{0};

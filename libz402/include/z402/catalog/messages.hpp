@@ -5,6 +5,7 @@
 // (serialization.hpp).
 #include "z402/catalog/completion.hpp"
 #include "z402/catalog/item.hpp"
+#include "z402/catalog/payment_ledger.hpp"
 #include "z402/catalog/snapshot.hpp"
 #include "z402/rules/declaration.hpp"
 #include "z402/rules/settlement.hpp"
@@ -56,6 +57,7 @@ using write_completion = completion<write_outcome>;
 struct item_change {
   item_list upserts;                   // new items, or new versions (same seq)
   std::vector<std::uint64_t> removed;  // seqs of items that left
+  std::vector<payment_record> payments;  // counted by these upserts: saved with their counts
 };
 
 /// Why a settle event was not catalogued, as a stable code (metrics count by it; the reason

@@ -4,6 +4,9 @@
 // that fails (disk full, I/O error, a read-only or vanished data dir) is tried again with
 // backoff (250 ms doubling to 5 s) until it succeeds, without waiting for another change; the
 // failure is counted, shown on /health, and logged at most once a minute.
+//
+// The payments counted in a snapshot are appended to the payments file before the catalog file
+// of that snapshot is written (payment_file.hpp); a failed append fails the save the same way.
 #include "z402/catalog/actors.hpp"
 #include "z402/catalog/coalescer.hpp"
 #include "z402/catalog/engine_context.hpp"
@@ -12,11 +15,21 @@
 
 #include <chrono>
 #include <filesystem>
+#include <vector>
 
 namespace z402::catalog {
 
+/// Where the payments file ends (payment_file.hpp); an empty path: payments are not saved.
+struct payments_file_end {
+  std::filesystem::path file;
+  std::uint64_t good_bytes = 0;  // where the next append goes; 0: not created yet
+  std::uint64_t records = 0;     // whole records in the file, aged out or not
+};
+
 struct persistence_state {
   std::filesystem::path file;
+  payments_file_end payments;
+  std::vector<payment_record> unsaved_payments;  // of the snapshots received since the last append
   coalescer writes;  // at most one file write per interval
   snapshot_ptr latest;
   std::uint64_t written_version = 0;
@@ -32,6 +45,6 @@ struct persistence_state {
 
 persistence_actor::behavior_type persistence(persistence_actor::stateful_pointer<persistence_state> self,
                                              std::filesystem::path file, std::chrono::milliseconds interval,
-                                             engine_context ctx);
+                                             engine_context ctx, payments_file_end payments);
 
 }  // namespace z402::catalog

@@ -37,6 +37,7 @@ struct registry_state {
   coalescer publications;        // content: at most one snapshot per publication interval
   coalescer count_publications;  // counts and lastSeen only: at most one per counts interval
   std::vector<caf::typed_response_promise<bool>> waiting;  // commits not yet visible
+  std::vector<payment_record> payments;  // counted since the last publication: they go with it
 
   static inline const char* name = "z402.registry";
 };

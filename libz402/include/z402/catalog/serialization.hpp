@@ -44,7 +44,8 @@ typename Inspector::result_type inspect(Inspector& f, item_identity& x) {
   return f(caf::meta::type_name("item_identity"), x.type, x.resource, x.selector);
 }
 
-/// The body travels as its JSON text; the key is the identity's, made again on arrival.
+/// The body travels as its JSON text; the key (the identity's) and the payment id (the
+/// payload's) are made again on arrival.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, settlement& x) {
   std::string body;
@@ -55,6 +56,9 @@ typename Inspector::result_type inspect(Inspector& f, settlement& x) {
              boost::system::error_code ec;
              auto value = boost::json::parse(body, ec);
              if (ec) return make_error(errc::corrupt);
+             auto* payload = value.is_object() ? value.get_object().if_contains("paymentPayload") : nullptr;
+             if (!payload) return make_error(errc::corrupt);
+             x.payment = payment_id_of(*payload);
              x.body = std::make_shared<const boost::json::value>(std::move(value));
              return caf::none;
            }));
@@ -105,8 +109,13 @@ typename Inspector::result_type inspect(Inspector& f, item_ptr& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, payment_record& x) {
+  return f(caf::meta::type_name("payment_record"), x.id.high, x.id.low, x.at_ms);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, item_change& x) {
-  return f(caf::meta::type_name("item_change"), x.upserts, x.removed);
+  return f(caf::meta::type_name("item_change"), x.upserts, x.removed, x.payments);
 }
 
 template <class Inspector>

@@ -2,6 +2,7 @@
 // The catalog as readers see it: an immutable list of immutable items, swapped atomically.
 // One writer (the registry actor) publishes; any thread loads without waiting for it.
 #include "z402/catalog/item.hpp"
+#include "z402/catalog/payment_ledger.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -64,6 +65,9 @@ struct snapshot {
   std::size_t providers = 0;
   std::int64_t published_ms = 0;  // wall clock, Unix ms
   std::shared_ptr<const content_indexes> indexes = std::make_shared<const content_indexes>();
+  /// The payments first counted in this version (null: none): PERSISTENCE appends them to the
+  /// payments file before it writes this version's counts (payment_file.hpp).
+  std::shared_ptr<const std::vector<payment_record>> payments;
 
   const search::index& search_index_of() const { return indexes->search(items); }
   const filter_index& filter_index_of() const { return indexes->filters(items); }
@@ -72,9 +76,11 @@ struct snapshot {
 using snapshot_ptr = std::shared_ptr<const snapshot>;
 
 /// Version `version` of the catalog: `items` in listing order, `bytes` their serialised size.
-/// `indexes` are the previous version's when the content did not change (null: built anew).
+/// `indexes` are the previous version's when the content did not change (null: built anew);
+/// `payments` those first counted in this version.
 snapshot_ptr make_snapshot(std::uint64_t version, item_list items, std::size_t bytes, std::size_t providers,
-                           std::int64_t now_ms, std::shared_ptr<const content_indexes> indexes = nullptr);
+                           std::int64_t now_ms, std::shared_ptr<const content_indexes> indexes = nullptr,
+                           std::shared_ptr<const std::vector<payment_record>> payments = nullptr);
 
 class snapshot_store {
  public:

@@ -10,17 +10,37 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
 namespace z402::rules {
 
+/// Which payment a settle reports: the first 128 bits of the SHA-256 of its paymentPayload in
+/// canonical form (wire::canonical_json), so a rail node's retry, to this node or to another,
+/// names the same payment however its JSON is spaced or ordered. The payload carries the payer's
+/// signature over a fresh nonce, so two payments never share it.
+struct payment_id {
+  std::uint64_t high = 0;
+  std::uint64_t low = 0;
+  friend bool operator==(const payment_id&, const payment_id&) = default;
+};
+
+/// The id is already a digest: its low half is as good a hash as any.
+struct payment_id_hash {
+  std::size_t operator()(const payment_id& id) const { return static_cast<std::size_t>(id.low); }
+};
+
+payment_id payment_id_of(const boost::json::value& payment_payload);
+
 /// Cheap to copy: the body is shared, and read again only to list a payment-only item.
 struct settlement {
   std::string pay_to;
   item_identity identity;
   std::string key;  // identity.key(), computed once on the caller's thread
+  payment_id payment;  // of paymentPayload: a repeat of a counted payment is not counted again
   std::shared_ptr<const boost::json::value> body;  // the settle body as received
 };
 

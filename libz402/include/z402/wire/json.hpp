@@ -23,6 +23,11 @@ expected<boost::json::value> parse_strict(std::string_view text, std::size_t max
 /// is bounded like parse_strict's.
 expected<boost::json::value> parse_for_display(std::string_view text, std::size_t max_depth);
 
+/// `v` written with every object's keys in byte order and no white space: two documents that
+/// differ only in key order or spacing have the same canonical text (a payment's identity,
+/// rules/settlement.hpp).
+std::string canonical_json(const boost::json::value& v);
+
 /// Nesting depth of a value: a scalar is 0, `[]` and `{}` are 1.
 std::size_t json_depth(const boost::json::value& v);
 

@@ -1,0 +1,120 @@
+#include "z402/catalog/payment_file.hpp"
+
+#include "z402/config/atomic_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <fcntl.h>
+#include <string_view>
+#include <unistd.h>
+
+namespace z402::catalog {
+namespace {
+
+constexpr std::string_view header{"z402pay1", payment_file_header_bytes};
+
+void put_u64(std::string& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+std::uint64_t get_u64(const char* p) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(p[i]);
+  return v;
+}
+
+std::string encode(const std::vector<payment_record>& records) {
+  std::string out;
+  out.reserve(records.size() * payment_record_bytes);
+  for (auto& r : records) {
+    put_u64(out, r.id.high);
+    put_u64(out, r.id.low);
+    put_u64(out, static_cast<std::uint64_t>(r.at_ms));
+  }
+  return out;
+}
+
+error io_failure(const std::filesystem::path& file, const std::string& what) {
+  return {errc::io_error, file.string(), what + " " + file.string() + ": " + std::strerror(errno)};
+}
+
+}  // namespace
+
+payments_load load_payments(const std::filesystem::path& file, std::int64_t now_ms, std::int64_t window_ms,
+                            std::size_t capacity) {
+  payments_load result;
+  auto text = config::read_file(file);
+  if (!text) {
+    if (text.error().code == errc::not_found) return result;
+    result.state = payments_load::status::corrupt;
+    result.problem = text.error().reason;
+    return result;
+  }
+  if (text->size() < header.size() || std::string_view{*text}.substr(0, header.size()) != header) {
+    result.state = payments_load::status::corrupt;
+    result.problem = "it does not start with the payments file header";
+    auto aside = file;
+    aside += ".corrupt-" + std::to_string(now_ms);
+    std::error_code ec;
+    std::filesystem::rename(file, aside, ec);
+    if (ec) result.problem += " (and it could not be moved aside: " + ec.message() + ")";
+    return result;
+  }
+  result.state = payments_load::status::loaded;
+  result.records_in_file = (text->size() - header.size()) / payment_record_bytes;
+  result.good_bytes = header.size() + result.records_in_file * payment_record_bytes;
+  std::deque<payment_record> kept;  // the newest `capacity` within the window
+  for (std::uint64_t i = 0; i < result.records_in_file; ++i) {
+    auto* p = text->data() + header.size() + i * payment_record_bytes;
+    payment_record r{{get_u64(p), get_u64(p + 8)}, static_cast<std::int64_t>(get_u64(p + 16))};
+    if (r.at_ms <= now_ms - window_ms) continue;
+    kept.push_back(r);
+    if (kept.size() > capacity) kept.pop_front();
+  }
+  result.records.assign(kept.begin(), kept.end());
+  return result;
+}
+
+expected<void> append_payments(const std::filesystem::path& file, std::uint64_t& good_bytes,
+                               const std::vector<payment_record>& records) {
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return io_failure(file, "cannot open");
+  std::string bytes;
+  if (good_bytes == 0) bytes.append(header);
+  bytes += encode(records);
+  auto fail = [&](const char* what) {
+    auto err = io_failure(file, what);
+    ::close(fd);
+    return err;
+  };
+  if (::ftruncate(fd, static_cast<off_t>(good_bytes)) != 0) return fail("cannot truncate");
+  for (std::size_t done = 0; done < bytes.size();) {
+    auto n = ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(good_bytes + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail("cannot write");
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fdatasync(fd) != 0) return fail("cannot sync");
+  ::close(fd);
+  if (good_bytes == 0) {
+    // A new file: its directory entry must reach the disk too.
+    auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path{"."};
+    int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return io_failure(dir, "cannot open");
+    auto rc = ::fsync(dfd);
+    ::close(dfd);
+    if (rc != 0) return io_failure(dir, "cannot sync");
+  }
+  good_bytes += bytes.size();
+  return {};
+}
+
+expected<void> rewrite_payments(const std::filesystem::path& file, const std::vector<payment_record>& records) {
+  return config::write_file_atomically(file, [&](const config::chunk_sink& sink) {
+    sink(header);
+    sink(encode(records));
+  });
+}
+
+}  // namespace z402::catalog
