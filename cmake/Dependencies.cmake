@@ -14,6 +14,10 @@ set_target_properties(CAF::core PROPERTIES
   IMPORTED_LOCATION "${CAF_CORE_LIBRARY}"
   INTERFACE_INCLUDE_DIRECTORIES "${CAF_INCLUDE_DIR}"
   INTERFACE_LINK_LIBRARIES Threads::Threads)
+# The middleman (BASP): the cluster's FEED is published and reached through it (issue 16).
+find_library(CAF_IO_LIBRARY NAMES caf_io REQUIRED)
+add_library(CAF::io UNKNOWN IMPORTED)
+set_target_properties(CAF::io PROPERTIES IMPORTED_LOCATION "${CAF_IO_LIBRARY}" INTERFACE_LINK_LIBRARIES CAF::core)
 
 # Boost 1.81: Beast and Asio are header-only, JSON is compiled.
 find_package(Boost 1.81...<1.82 REQUIRED COMPONENTS json CONFIG)

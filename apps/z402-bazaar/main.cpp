@@ -59,7 +59,7 @@ std::optional<int> load_config(const cli::command& cmd, config::bazaar_config& c
 
 int serve_command(const std::vector<std::string>& args) {
   config::bazaar_config cfg;
-  std::string config_file, listen, format = "text", cert, key;
+  std::string config_file, listen, format = "text", cert, key, cluster_listen, follow;
   std::size_t max_connections = 0;
   cli::command cmd{"z402-bazaar serve", "[OPTIONS]",
                    "Runs the catalog server: HTTP (or HTTPS with a certificate) on the listen address, the\n"
@@ -73,7 +73,11 @@ int serve_command(const std::vector<std::string>& args) {
       ("max-connections", po::value(&max_connections)->value_name("N"),
        "client connections open at once (default 3/4 of the fd limit); above it new ones wait")  //
       ("log-format", po::value(&format)->value_name("text|json")->default_value("text"),
-       "log lines as text or as JSON objects, on stderr");
+       "log lines as text or as JSON objects, on stderr")  //
+      ("cluster-listen", po::value(&cluster_listen)->value_name("HOST:PORT"),
+       "a primary: publish the catalog's feed for followers here (loopback only)")  //
+      ("follow", po::value(&follow)->value_name("HOST:PORT"),
+       "a follower: serve the catalog of the primary whose feed is there; no writes here");
   po::variables_map vm;
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
   if (format != "text" && format != "json") return cli::usage_error(cmd, "--log-format must be text or json");
@@ -88,6 +92,23 @@ int serve_command(const std::vector<std::string>& args) {
   if (!cert.empty()) {
     cfg.tls_certificate = cert;
     cfg.tls_key = key;
+  }
+  if (!cluster_listen.empty() && !follow.empty()) return cli::usage_error(cmd, "--cluster-listen and --follow exclude each other");
+  // A primary may publish on port 0 (tests: it logs the port it got); a follower needs a real one.
+  auto address_of = [&](const std::string& text, const std::string& option, bool any_port) {
+    auto where = config::parse_listen_address(text, any_port);
+    if (!where) cli::usage_error(cmd, option + ": " + where.error().reason);
+    return where;
+  };
+  if (!cluster_listen.empty()) {
+    auto where = address_of(cluster_listen, "--cluster-listen", true);
+    if (!where) return cli::usage_exit;
+    cfg.cluster_listen = *where;
+  }
+  if (!follow.empty()) {
+    auto where = address_of(follow, "--follow", false);
+    if (!where) return cli::usage_exit;
+    cfg.follow = *where;
   }
   return app::serve(cfg, format == "json" ? telemetry::log_format::json : telemetry::log_format::text);
 }

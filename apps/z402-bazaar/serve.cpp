@@ -4,6 +4,7 @@
 
 #include "z402/auth/crypto.hpp"
 #include "z402/auth/keyring.hpp"
+#include "z402/catalog/cluster_link.hpp"
 #include "z402/catalog/engine.hpp"
 #include "z402/config/atomic_file.hpp"
 #include "z402/http/handlers.hpp"
@@ -15,6 +16,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <caf/all.hpp>
+#include <caf/io/middleman.hpp>
 
 #include <sys/resource.h>
 
@@ -153,6 +155,8 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   // switch per step and delays messages from the io threads; the sharing policy blocks on a
   // condition variable and wakes on enqueue (benchmarks/results/profile.md).
   caf_cfg.set("scheduler.policy", caf::atom("sharing"));
+  // More than one node: the FEED is published, or reached, through CAF's middleman.
+  if (cfg.cluster_listen || cfg.follow) caf_cfg.load<caf::io::middleman>();
   caf::actor_system sys{caf_cfg};
 
   catalog::engine_options options;
@@ -163,8 +167,22 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   options.payments_file = cfg.data_dir / "payments.bin";
   options.log = log;
   options.initial = load_catalog_records(options.catalog_file, *keys.current(), options.clock->now_ms(), log);
+  options.follow = cfg.follow;
   catalog::engine engine{sys, std::move(options)};
   engine.set_payees(payees_of(*keys.current()));
+  if (cfg.cluster_listen) {
+    // Each run of a primary is a new epoch: a follower that held another one takes a copy.
+    auto port = catalog::publish_feed(sys, engine.feed(), *cfg.cluster_listen);
+    if (!port) {
+      log.error(port.error().reason, {{"option", port.error().field}});
+      engine.stop();
+      return 1;
+    }
+    log.warning("the cluster feed is plain BASP: loopback only, for tests and development",
+                {{"feed", cfg.cluster_listen->host + ":" + std::to_string(*port)}});
+  }
+  if (cfg.follow)
+    log.info("following the primary's feed", {{"primary", cfg.follow->host + ":" + std::to_string(cfg.follow->port)}});
 
   http::access_log access{cfg.access_log ? log : telemetry::logger{}};
   http::settle_batcher settles{ioc, engine};
@@ -174,6 +192,7 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   // ends open searches, nothing else.
   http::app_state app{engine, keys, auth::random_key(""), settles, checks.get_executor()};
   app.scheme = tls ? "https" : "http";
+  app.role = cfg.follow ? "follower" : cfg.cluster_listen ? "primary" : "standalone";
   http::bazaar_handler handler{app};
   http::server_metrics metrics{handler.route_names()};
   app.metrics_enabled = cfg.metrics;

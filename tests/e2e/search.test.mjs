@@ -81,7 +81,7 @@ test("resolve lists every provider's item with one identity", async () => {
 test("reads carry an ETag, answer If-None-Match with 304, and gzip when accepted", async () => {
   const r = await get("/discovery/resources?limit=20");
   const etag = r.headers.get("etag");
-  assert.match(etag, /^"[0-9a-f]+-[0-9a-f]{16}"$/);
+  assert.match(etag, /^"[0-9a-f]+-[0-9a-f]+-[0-9a-f]{16}"$/);  // run, version, request
   assert.equal(r.headers.get("cache-control"), "no-cache");
   const again = await get("/discovery/resources?limit=20", { "if-none-match": etag });
   assert.equal(again.status, 304);

@@ -1,9 +1,11 @@
 #define CAF_SUITE actors
 // Each actor answers what its typed interface (catalog/actors.hpp) says it answers, asked
 // directly through that interface: REGISTRY a commit and a flush, PERSISTENCE a flush, PROVIDER
-// a batch of settles. (SETTLE only reacts: its answers go through completions, settle suite.)
+// a batch of settles, FEED a follower's subscription. (SETTLE only reacts: its answers go through
+// completions, settle suite.)
 #include "engine_fixture.hpp"
 
+#include "z402/catalog/feed_actor.hpp"
 #include "z402/catalog/persistence_actor.hpp"
 #include "z402/catalog/provider_actor.hpp"
 #include "z402/catalog/registry_actor.hpp"
@@ -23,7 +25,7 @@ struct fixture : test::engine_fixture {
 
   fixture() {
     ctx.clock = wall;
-    store.publish(catalog::first_snapshot({}, test::start_ms));
+    store.publish(catalog::first_snapshot({}, 1, test::start_ms));
   }
 
   catalog::item_ptr item(std::uint64_t seq, const std::string& resource) {
@@ -180,6 +182,59 @@ CAF_TEST(a provider answers a batch of settles with one outcome per event in ord
   CAF_CHECK_EQUAL(snap->items[0]->record().paid_calls, 1u);
   self->send_exit(provider, caf::exit_reason::user_shutdown);
   self->send_exit(registry, caf::exit_reason::user_shutdown);
+}
+
+CAF_TEST(the feed sends the changes since a version it holds or else a copy and then the changes of every publication) {
+  auto a = item(1, "https://a.example.com/x"), b = item(2, "https://a.example.com/y"), c = item(3, "https://a.example.com/z");
+  auto b2 = item(2, "https://a.example.com/y");  // a new version of b (a count moved): the same seq
+  auto v1 = catalog::make_snapshot(7, 1, {a, b}, 0, 1, test::start_ms);
+  auto v2 = catalog::make_snapshot(7, 2, {a, b2, c}, 0, 1, test::start_ms);
+  auto v3 = catalog::make_snapshot(7, 3, {b2, c}, 0, 1, test::start_ms);
+  auto v4 = catalog::make_snapshot(7, 4, {b2}, 0, 1, test::start_ms);
+  auto d = catalog::delta_between(*v1, *v2, 7);
+  CAF_CHECK_EQUAL(d.from, 1u);
+  CAF_CHECK_EQUAL(d.version, 2u);
+  CAF_CHECK(d.upserts == (catalog::item_list{b2, c}));  // a is unchanged and does not cross
+  CAF_CHECK(d.removed.empty());
+  CAF_CHECK(catalog::delta_between(*v2, *v3, 7).removed == (std::vector<std::uint64_t>{1}));
+
+  // What each follower is sent, as "copy V" or "delta FROM-TO +upserts -removed".
+  auto follower = [&](std::shared_ptr<std::vector<std::string>> got) {
+    return sys.spawn([got]() -> catalog::replica_feed_actor::behavior_type {
+      return {
+          [got](catalog::atom::copy, catalog::catalog_copy& c) { got->push_back("copy " + std::to_string(c.version)); },
+          [got](catalog::atom::delta, catalog::catalog_delta& d) {
+            got->push_back("delta " + std::to_string(d.from) + "-" + std::to_string(d.version) + " +" +
+                           std::to_string(d.upserts.size()) + " -" + std::to_string(d.removed.size()));
+          },
+      };
+    });
+  };
+  auto resumed = std::make_shared<std::vector<std::string>>(), behind = std::make_shared<std::vector<std::string>>(),
+       other_run = std::make_shared<std::vector<std::string>>();
+  auto feed = sys.spawn(catalog::feed, ctx, v1, std::uint64_t{7}, std::size_t{2});
+  self->send(feed, catalog::atom::published::value, v2);
+  self->send(feed, catalog::atom::published::value, v3);  // the window (2) now holds v2 and v3
+  sched.run();
+  self->send(feed, catalog::atom::subscribe::value, std::uint64_t{7}, std::uint64_t{2}, catalog::replica_feed_actor{follower(resumed)});
+  self->send(feed, catalog::atom::subscribe::value, std::uint64_t{7}, std::uint64_t{1}, catalog::replica_feed_actor{follower(behind)});
+  self->send(feed, catalog::atom::subscribe::value, std::uint64_t{8}, std::uint64_t{3}, catalog::replica_feed_actor{follower(other_run)});
+  sched.run();
+  CAF_CHECK(*resumed == (std::vector<std::string>{"delta 2-3 +0 -1"}));  // held: the changes since
+  CAF_CHECK(*behind == (std::vector<std::string>{"copy 3"}));            // older than the window
+  CAF_CHECK(*other_run == (std::vector<std::string>{"copy 3"}));         // another run of the primary
+  CAF_CHECK_EQUAL(ctx.stats->followers.load(), 3u);
+  self->send(feed, catalog::atom::published::value, v4);
+  sched.run();
+  for (auto& got : {resumed, behind, other_run}) CAF_CHECK_EQUAL(got->back(), "delta 3-4 +0 -1");
+  // v4 went out within this second, so its tick stays quiet; after a whole second with nothing
+  // published, each follower hears from the feed anyway.
+  advance(catalog::feed_heartbeat + 10ms);
+  for (auto& got : {resumed, behind, other_run}) CAF_CHECK_EQUAL(got->back(), "delta 3-4 +0 -1");
+  advance(catalog::feed_heartbeat);
+  for (auto& got : {resumed, behind, other_run}) CAF_CHECK_EQUAL(got->back(), "delta 4-4 +0 -0");
+  self->send_exit(feed, caf::exit_reason::user_shutdown);
+  sched.run();
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()

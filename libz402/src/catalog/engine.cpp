@@ -1,11 +1,15 @@
 #include "z402/catalog/engine.hpp"
 
+#include "z402/catalog/feed_actor.hpp"
 #include "z402/catalog/payment_file.hpp"
 #include "z402/catalog/persistence_actor.hpp"
 #include "z402/catalog/registry_actor.hpp"
+#include "z402/catalog/replica_actor.hpp"
 #include "z402/catalog/settle_actor.hpp"
 #include "z402/detached.hpp"
 #include "z402/wire/iso_time.hpp"
+
+#include <random>
 
 namespace z402::catalog {
 
@@ -15,6 +19,8 @@ engine::engine(caf::actor_system& sys, engine_options options) {
   ctx_.allow_http_resources = options.allow_http_resources;
   ctx_.clock = options.clock;
   ctx_.log = options.log;
+  std::random_device random;
+  ctx_.epoch = (std::uint64_t{random()} << 32 | random()) | 1;  // never 0: a follower's "nothing yet"
   auto today = wire::utc_day(ctx_.clock->now_ms());
   item_list initial;
   std::unordered_map<std::string, item_list> initial_of;
@@ -40,14 +46,22 @@ engine::engine(caf::actor_system& sys, engine_options options) {
     persistence_ = options.persistence_thread
                        ? spawn_detached(sys, catalog::persistence, options.catalog_file, options.persist_interval, ctx_, end)
                        : sys.spawn(catalog::persistence, options.catalog_file, options.persist_interval, ctx_, end);
-  store_.publish(first_snapshot(initial, ctx_.clock->now_ms()));
+  store_.publish(first_snapshot(initial, ctx_.epoch, ctx_.clock->now_ms()));
   registry_ = sys.spawn(catalog::registry, ctx_, &store_, persistence_, options.publish_interval,
                         options.counts_interval);
-  std::vector<std::string> loaded;
-  for (auto& [name, items] : initial_of) loaded.push_back(name);
-  directory_ = std::make_shared<provider_directory>(sys, ctx_, registry_, std::move(initial_of));
-  // Providers with items on disk own their timers from the start, not from their next message.
-  for (auto& name : loaded) directory_->get(name);
+  feed_window_ = options.feed_window;
+  if (options.follow) {
+    // A follower's items are the primary's: no PROVIDER owns them here (their timers run on the
+    // primary, whose changes arrive), and the REPLICA publishes them.
+    directory_ = std::make_shared<provider_directory>(sys, ctx_, registry_, std::unordered_map<std::string, item_list>{});
+    replica_ = sys.spawn(catalog::replica, ctx_, &store_, persistence_, *options.follow);
+  } else {
+    std::vector<std::string> loaded;
+    for (auto& [name, items] : initial_of) loaded.push_back(name);
+    directory_ = std::make_shared<provider_directory>(sys, ctx_, registry_, std::move(initial_of));
+    // Providers with items on disk own their timers from the start, not from their next message.
+    for (auto& name : loaded) directory_->get(name);
+  }
   settle_ = sys.spawn(catalog::settle, ctx_, directory_, std::move(payments.records));
 }
 
@@ -104,6 +118,15 @@ void engine::settle(settle_batch events, settle_answers answers) {
   caf::anon_send(settle_, atom::settle::value, std::move(events), std::move(answers));
 }
 
+feed_remote_actor engine::feed() {
+  if (!feed_) {
+    // Made from the snapshot readers see now; the REGISTRY sends every later one.
+    feed_ = registry_->home_system().spawn(catalog::feed, ctx_, store_.load(), ctx_.epoch, feed_window_);
+    caf::anon_send(registry_, atom::watch::value, publication_watcher{feed_});
+  }
+  return feed_;
+}
+
 void engine::forget_provider(const std::string& name) {
   if (auto hdl = directory_->remove(name)) caf::anon_send(hdl, atom::forget::value);
 }
@@ -115,6 +138,8 @@ void engine::stop() {
     hdl = nullptr;
   };
   stop(settle_);
+  stop(replica_);
+  stop(feed_);
   stop(registry_);
   stop(persistence_);
 }

@@ -23,10 +23,11 @@ void publish_now(self_ptr self) {
   st.unpublished = false;
   std::shared_ptr<const std::vector<payment_record>> payments;
   if (!st.payments.empty()) payments = std::make_shared<const std::vector<payment_record>>(std::exchange(st.payments, {}));
-  auto published = make_snapshot(++st.version, st.items, st.bytes, st.items_of.size(), st.ctx.clock->now_ms(), st.indexes,
+  auto published = make_snapshot(st.ctx.epoch, ++st.version, st.items, st.bytes, st.items_of.size(), st.ctx.clock->now_ms(), st.indexes,
                                  std::move(payments));
   st.store->publish(published);
   if (st.persistence) self->send(st.persistence, atom::persist::value, published);
+  for (auto& w : st.watchers) self->send(w, atom::published::value, published);
   auto now = self->clock().now();
   st.publications.acted(now);
   st.count_publications.acted(now);
@@ -90,7 +91,7 @@ bool apply(registry_state& st, const std::string& provider, const item_change& c
 
 }  // namespace
 
-snapshot_ptr first_snapshot(const item_list& loaded, std::int64_t now_ms) {
+snapshot_ptr first_snapshot(const item_list& loaded, std::uint64_t epoch, std::int64_t now_ms) {
   item_list items = loaded;
   std::sort(items.begin(), items.end(), [](auto& a, auto& b) { return a->record().seq < b->record().seq; });
   std::size_t bytes = 0;
@@ -99,7 +100,7 @@ snapshot_ptr first_snapshot(const item_list& loaded, std::int64_t now_ms) {
     bytes += it->json_size();
     providers.insert(it->record().provider);
   }
-  return make_snapshot(1, std::move(items), bytes, providers.size(), now_ms);
+  return make_snapshot(epoch, 1, std::move(items), bytes, providers.size(), now_ms);
 }
 
 registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry_state> self, engine_context ctx,
@@ -167,6 +168,10 @@ registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry
         self->request(self->state.persistence, caf::infinite, atom::flush::value)
             .then([=](bool ok) mutable { rp.deliver(ok); }, [=](caf::error& err) mutable { rp.deliver(std::move(err)); });
         return rp;
+      },
+      [=](atom::watch, publication_watcher& w) {
+        // The watcher was made from the current snapshot: it needs only what comes after.
+        self->state.watchers.push_back(std::move(w));
       },
   };
 }

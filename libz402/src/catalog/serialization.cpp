@@ -1,5 +1,7 @@
 #include "z402/catalog/serialization.hpp"
 
+#include "z402/catalog/actors.hpp"
+
 namespace z402 {
 
 caf::error make_error(errc code) { return caf::error{static_cast<std::uint8_t>(code), caf::atom("z402")}; }
@@ -11,6 +13,9 @@ namespace z402::catalog {
 void register_types(caf::actor_system_config& cfg) {
   // Each also registers std::vector<T> (a batch of settlements or outcomes is one of those).
   cfg.add_message_type<item_change>("z402::item_change");
+  cfg.add_message_type<catalog_copy>("z402::catalog_copy");
+  cfg.add_message_type<catalog_delta>("z402::catalog_delta");
+  cfg.add_message_type<replica_feed_actor>("z402::replica_feed_actor");  // a follower subscribes with its handle
   cfg.add_message_type<declare_command>("z402::declare_command");
   cfg.add_message_type<delist_command>("z402::delist_command");
   cfg.add_message_type<write_outcome>("z402::write_outcome");

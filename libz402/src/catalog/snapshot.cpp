@@ -6,10 +6,11 @@
 
 namespace z402::catalog {
 
-snapshot_ptr make_snapshot(std::uint64_t version, item_list items, std::size_t bytes, std::size_t providers,
+snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, item_list items, std::size_t bytes, std::size_t providers,
                            std::int64_t now_ms, std::shared_ptr<const content_indexes> indexes,
                            std::shared_ptr<const std::vector<payment_record>> payments) {
   auto next = std::make_shared<snapshot>();
+  next->epoch = epoch;
   next->version = version;
   next->items = std::move(items);
   next->bytes = bytes;

@@ -18,6 +18,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
+#include <algorithm>
+
 namespace z402::http {
 namespace {
 
@@ -90,6 +92,20 @@ response health_response(const app_state& app, const catalog::snapshot& snap) {
        {{"lastSavedAt", iso_or_null(stats.last_saved_ms.load(std::memory_order_relaxed))},
         {"failingSince", iso_or_null(failing)},
         {"lastError", error ? boost::json::value(*error) : boost::json::value()}}}};
+  body["role"] = app.role;
+  if (app.engine.follower()) {
+    // What the follower serves is as old as the last word from its primary.
+    static constexpr std::string_view links[] = {"none", "reaching", "connected", "unreachable"};
+    auto link = stats.primary.load(std::memory_order_relaxed);
+    auto heard = stats.primary_contact_ms.load(std::memory_order_relaxed);
+    boost::json::object primary{{"link", links[std::clamp(link, 0, 3)]}, {"lastHeardFrom", iso_or_null(heard)},
+                                {"snapshotVersion", snap.version}, {"linksMade", stats.links_made.load(std::memory_order_relaxed)},
+                                {"copiesTaken", stats.copies_taken.load(std::memory_order_relaxed)}};
+    primary["snapshotAgeMs"] = heard ? boost::json::value(app.engine.context().clock->now_ms() - heard) : boost::json::value();
+    body["primary"] = std::move(primary);
+  } else if (app.role == "primary") {
+    body["followers"] = stats.followers.load(std::memory_order_relaxed);
+  }
   return json_response(200, boost::json::serialize(body));
 }
 
@@ -148,6 +164,12 @@ std::optional<response> screen(app_state& app, const request_header& req, route 
     res.set(bhttp::field::allow, allowed_methods(r));
     return res;
   }
+  if (app.engine.follower() && (r == route::settled || r == route::declarations)) {
+    // A follower's catalog is the primary's: it takes no write of its own (issue 16).
+    auto res = error_response(503, "unavailable", "this node follows a primary and takes no writes; send them to the primary");
+    res.set(bhttp::field::retry_after, "1");
+    return res;
+  }
   auto token = bearer_token(req);
   if (r == route::settled) {
     if (token && app.keys.is_settle_key(*token)) return std::nullopt;
@@ -180,7 +202,7 @@ response handle_read(app_state& app, const request& req, route r) {
   std::string_view target{req.target().data(), req.target().size()};
   auto q = target.find('?');
   auto query = q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
-  auto etag = etag_of(snap->version, target);
+  auto etag = etag_of(*snap, target);
   if (not_modified(req, etag)) return not_modified_response(etag);
   if (r == route::resources) {
     auto list = parse_list_request(query);

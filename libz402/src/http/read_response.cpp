@@ -17,12 +17,12 @@ std::string_view trim(std::string_view s) {
 
 }  // namespace
 
-std::string etag_of(std::uint64_t snapshot_version, std::string_view target) {
+std::string etag_of(const catalog::snapshot& snap, std::string_view target) {
   std::uint64_t h = 14695981039346656037ull;  // FNV-1a over the request target
   for (unsigned char c : target) h = (h ^ c) * 1099511628211ull;
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "\"%llx-%016llx\"", static_cast<unsigned long long>(snapshot_version),
-                static_cast<unsigned long long>(h));
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "\"%llx-%llx-%016llx\"", static_cast<unsigned long long>(snap.epoch),
+                static_cast<unsigned long long>(snap.version), static_cast<unsigned long long>(h));
   return buf;
 }
 

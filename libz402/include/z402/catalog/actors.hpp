@@ -29,6 +29,13 @@ using write = caf::atom_constant<caf::atom("write")>;
 using retry = caf::atom_constant<caf::atom("retry")>;
 using flush = caf::atom_constant<caf::atom("flush")>;
 using forget = caf::atom_constant<caf::atom("forget")>;
+using watch = caf::atom_constant<caf::atom("watch")>;
+using published = caf::atom_constant<caf::atom("published")>;
+using subscribe = caf::atom_constant<caf::atom("subscribe")>;
+using copy = caf::atom_constant<caf::atom("copy")>;
+using delta = caf::atom_constant<caf::atom("delta")>;
+using connected = caf::atom_constant<caf::atom("connected")>;
+using connect = caf::atom_constant<caf::atom("connect")>;
 }  // namespace atom
 
 /// PERSISTENCE: writes the newest snapshot to the catalog file (persistence_actor.hpp).
@@ -43,6 +50,38 @@ using persistence_actor = caf::typed_actor<
     /// REGISTRY: write now (a clean stop); true when the newest snapshot is on disk.
     caf::replies_to<atom::flush>::with<bool>>;
 
+/// Whoever follows every publication of this process's REGISTRY (the FEED).
+using publication_watcher = caf::typed_actor<
+    /// REGISTRY: the snapshot just published, every one in order.
+    caf::reacts_to<atom::published, snapshot_ptr>>;
+
+/// REPLICA as the primary's FEED sees it: the follower's end of the feed (replica_actor.hpp).
+using replica_feed_actor = caf::typed_actor<
+    /// FEED: the whole catalog, when the follower holds nothing the feed can continue from.
+    caf::reacts_to<atom::copy, catalog_copy>,
+    /// FEED: the next publication's changes, from the version the follower holds.
+    caf::reacts_to<atom::delta, catalog_delta>>;
+
+/// FEED as a follower sees it: the one message a published FEED takes from another node.
+using feed_remote_actor = caf::typed_actor<
+    /// REPLICA of a follower: (epoch, version) it holds; answered with the changes since that
+    /// version when the feed still has it, a copy otherwise, then every publication's changes.
+    caf::reacts_to<atom::subscribe, std::uint64_t, std::uint64_t, replica_feed_actor>>;
+
+/// FEED: the primary's publications for its followers (feed_actor.hpp).
+using feed_actor = feed_remote_actor::extend<
+    /// REGISTRY: a new publication (as publication_watcher).
+    caf::reacts_to<atom::published, snapshot_ptr>,
+    /// itself: a second has passed; followers that were sent nothing hear from it anyway.
+    caf::reacts_to<atom::tick>>;
+
+/// REPLICA: a follower's catalog, kept equal to the primary's (replica_actor.hpp).
+using replica_actor = replica_feed_actor::extend<
+    /// its link: the primary's FEED, reached; the replica subscribes and watches it.
+    caf::reacts_to<atom::connected, feed_remote_actor>,
+    /// itself: the primary is unreachable; try to reach it again.
+    caf::reacts_to<atom::connect>>;
+
 /// REGISTRY: the global totals and the published snapshots (registry_actor.hpp).
 using registry_actor = caf::typed_actor<
     /// PROVIDER: (provider, change, may_refuse) applies one provider's change. True once readers
@@ -56,7 +95,9 @@ using registry_actor = caf::typed_actor<
     /// itself: the counts interval is over; publish the counts and lastSeen moved since.
     caf::reacts_to<atom::counts>,
     /// ENGINE: publish and write everything now; true when it is on disk.
-    caf::replies_to<atom::flush>::with<bool>>;
+    caf::replies_to<atom::flush>::with<bool>,
+    /// ENGINE: send every later publication to this watcher too (the FEED).
+    caf::reacts_to<atom::watch, publication_watcher>>;
 
 /// PROVIDER: one per provider, owner of its items and their counts (provider_actor.hpp).
 using provider_actor = caf::typed_actor<

@@ -7,6 +7,7 @@
 #include "z402/catalog/catalog_file.hpp"
 #include "z402/catalog/engine_context.hpp"
 #include "z402/catalog/provider_directory.hpp"
+#include "z402/config/listen_address.hpp"
 
 #include <boost/json/value.hpp>
 #include <caf/all.hpp>
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace z402::catalog {
@@ -33,6 +35,12 @@ struct engine_options {
   /// fsync blocks, so PERSISTENCE runs on a thread of its own; deterministic tests turn it off.
   bool persistence_thread = true;
   std::vector<item_record> initial;    // loaded from disk
+  /// A follower of the primary at this address (issue 16): its catalog is the primary's, kept by
+  /// a REPLICA; no PROVIDER runs and nothing is written here. Empty: this node writes.
+  std::optional<config::listen_address> follow;
+  /// A primary's FEED keeps this many recent versions, so a follower that lost its link resumes
+  /// from the version it holds (about 4 s at the write load of the benchmark suite).
+  std::size_t feed_window = 64;
   telemetry::logger log;               // where the actors' lines go (e.g. "catalog not saved")
 };
 
@@ -84,6 +92,13 @@ class engine {
 
   const engine_context& context() const { return ctx_; }
 
+  /// Whether this node follows a primary (engine_options::follow): it takes no writes.
+  bool follower() const { return static_cast<bool>(replica_); }
+
+  /// The FEED of a primary, spawned on the first call (issue 16): publish it with
+  /// catalog::publish_feed. Its epoch is this run's (engine_context::epoch).
+  feed_remote_actor feed();
+
   /// Stops every actor; later writes answer "unavailable".
   void stop();
 
@@ -94,6 +109,9 @@ class engine {
   registry_actor registry_;
   settle_actor settle_;
   std::shared_ptr<provider_directory> directory_;
+  replica_actor replica_;  // a follower's; null on a primary
+  feed_actor feed_;        // a primary's, once asked for
+  std::size_t feed_window_ = 0;
 };
 
 /// The command for checked items (rules::validate_declaration): each item's tree becomes its

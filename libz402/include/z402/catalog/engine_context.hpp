@@ -25,6 +25,13 @@ struct catalog_stats {
   std::atomic<std::uint64_t> save_failures{0};
   std::atomic<std::int64_t> save_failing_since_ms{0};  // Unix ms of the first failure since the last success; 0: saving works
   std::atomic<std::shared_ptr<const std::string>> last_save_error;  // the latest failure's reason
+  // More than one node (issue 16). A primary: how many followers its FEED feeds. A follower: the
+  // link to its primary (replica_actor.hpp's primary_link) and when the primary was last heard.
+  std::atomic<std::size_t> followers{0};
+  std::atomic<int> primary{0};
+  std::atomic<std::int64_t> primary_contact_ms{0};
+  std::atomic<std::uint64_t> links_made{0};    // times a follower reached its primary
+  std::atomic<std::uint64_t> copies_taken{0};  // whole catalogs a follower took (the rest came as changes)
 
   void count_rejection(settle_rejection cause) {
     settles_rejected_by[static_cast<std::size_t>(cause)].fetch_add(1, std::memory_order_relaxed);
@@ -45,6 +52,7 @@ struct engine_context {
   std::shared_ptr<std::atomic<std::uint64_t>> next_seq = std::make_shared<std::atomic<std::uint64_t>>(1);
   std::shared_ptr<catalog_stats> stats = std::make_shared<catalog_stats>();
   telemetry::logger log;  // the embedding program's sink; none: nothing is logged
+  std::uint64_t epoch = 0;  // this run of the catalog (snapshot::epoch), drawn by the engine
 };
 
 }  // namespace z402::catalog

@@ -54,6 +54,24 @@ struct write_outcome {
 using write_completion = completion<write_outcome>;
 
 /// What changed among one provider's items: only these cross to the REGISTRY.
+/// A whole catalog as a follower takes it (issue 16): the primary's epoch (drawn at each start)
+/// and version, its items in listing order. Items travel with the day they were rendered for,
+/// so a follower serves the same bytes under the same version, and ETags match across nodes.
+struct catalog_copy {
+  std::uint64_t epoch = 0;
+  std::uint64_t version = 0;
+  item_list items;
+};
+
+/// What changed in the primary's catalog from version `from` to `version`: only these cross.
+struct catalog_delta {
+  std::uint64_t epoch = 0;
+  std::uint64_t from = 0;
+  std::uint64_t version = 0;
+  item_list upserts;                   // new items, or new versions (same seq)
+  std::vector<std::uint64_t> removed;  // seqs of items that left
+};
+
 struct item_change {
   item_list upserts;                   // new items, or new versions (same seq)
   std::vector<std::uint64_t> removed;  // seqs of items that left

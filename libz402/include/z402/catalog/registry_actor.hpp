@@ -38,6 +38,7 @@ struct registry_state {
   coalescer count_publications;  // counts and lastSeen only: at most one per counts interval
   std::vector<caf::typed_response_promise<bool>> waiting;  // commits not yet visible
   std::vector<payment_record> payments;  // counted since the last publication: they go with it
+  std::vector<publication_watcher> watchers;  // get every publication (the FEED)
 
   static inline const char* name = "z402.registry";
 };
@@ -45,7 +46,7 @@ struct registry_state {
 /// Version 1: the catalog loaded from disk, in listing order. The engine publishes it into the
 /// store before any actor runs, so a server's first read already sees it (a registry that
 /// published it when first scheduled left a moment of empty catalog, with a valid ETag).
-snapshot_ptr first_snapshot(const item_list& loaded, std::int64_t now_ms);
+snapshot_ptr first_snapshot(const item_list& loaded, std::uint64_t epoch, std::int64_t now_ms);
 
 /// Starts from the snapshot in `store` (first_snapshot) and publishes every change after it.
 registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry_state> self, engine_context ctx,

@@ -119,6 +119,16 @@ typename Inspector::result_type inspect(Inspector& f, item_change& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, catalog_copy& x) {
+  return f(caf::meta::type_name("catalog_copy"), x.epoch, x.version, x.items);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, catalog_delta& x) {
+  return f(caf::meta::type_name("catalog_delta"), x.epoch, x.from, x.version, x.upserts, x.removed);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, declared_content& x) {
   return f(caf::meta::type_name("declared_content"), x.identity, x.content);
 }

@@ -59,6 +59,10 @@ class content_indexes {
 };
 
 struct snapshot {
+  /// This run of the catalog (drawn at each start of a primary or standalone node; a follower
+  /// serves its primary's): (epoch, version) names one catalog state on every node, and versions
+  /// start again with each run, so ETags carry both.
+  std::uint64_t epoch = 0;
   std::uint64_t version = 0;
   item_list items;          // listing order
   std::size_t bytes = 0;    // sum of the items' serialised sizes
@@ -75,10 +79,10 @@ struct snapshot {
 
 using snapshot_ptr = std::shared_ptr<const snapshot>;
 
-/// Version `version` of the catalog: `items` in listing order, `bytes` their serialised size.
+/// Version `version` of run `epoch` of the catalog: `items` in listing order, `bytes` their serialised size.
 /// `indexes` are the previous version's when the content did not change (null: built anew);
 /// `payments` those first counted in this version.
-snapshot_ptr make_snapshot(std::uint64_t version, item_list items, std::size_t bytes, std::size_t providers,
+snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, item_list items, std::size_t bytes, std::size_t providers,
                            std::int64_t now_ms, std::shared_ptr<const content_indexes> indexes = nullptr,
                            std::shared_ptr<const std::vector<payment_record>> payments = nullptr);
 

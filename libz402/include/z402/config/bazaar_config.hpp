@@ -2,6 +2,7 @@
 // The server's configuration: defaults, then <data-dir>/config.json if present (or --config
 // FILE), then the command line. Validated before anything starts.
 #include "z402/config/catalog_limits.hpp"
+#include "z402/config/listen_address.hpp"
 #include "z402/config/rail_terms.hpp"
 
 #include <chrono>
@@ -31,6 +32,10 @@ struct bazaar_config {
   std::chrono::seconds request_timeout{15};  // a request's header and body, or an answer's write
   std::filesystem::path tls_certificate;  // both set: HTTPS (PEM chain and key)
   std::filesystem::path tls_key;
+  // More than one node (issue 16): a primary publishes its FEED here; a follower follows the
+  // primary whose FEED is there. At most one of the two.
+  std::optional<listen_address> cluster_listen;
+  std::optional<listen_address> follow;
 };
 
 /// Parses "HOST:PORT" into the config (refused, field "listen", otherwise).

@@ -58,6 +58,9 @@ struct app_state {
   declaration_metrics declarations;
   gzip_cache gzip;  // compressed catalog pages, shared by the io threads
   std::string_view scheme = "http";  // "https" when the server speaks TLS: its own origin, for MCP's Origin check
+  /// More than one node (issue 16): "primary" (it publishes a FEED), "follower" (engine.follower())
+  /// or "standalone"; /health says it.
+  std::string_view role = "standalone";
 };
 
 enum class route { health, resources, search, resource, terms, declarations, settled, mcp, metrics, web, not_found };

@@ -3,6 +3,7 @@
 // when the client already has it, Cache-Control: no-cache, and gzip for bodies over 1 KiB
 // when the client accepts it (the official client does and so does every browser), compressed
 // once per ETag (gzip_cache).
+#include "z402/catalog/snapshot.hpp"
 #include "z402/http/gzip_cache.hpp"
 #include "z402/http/message.hpp"
 
@@ -14,7 +15,9 @@ namespace z402::http {
 
 constexpr std::size_t gzip_threshold = 1024;
 
-std::string etag_of(std::uint64_t snapshot_version, std::string_view target);
+/// The ETag of a read: the snapshot's run and version (a restart starts versions again, and
+/// followers serve their primary's), and the request target.
+std::string etag_of(const catalog::snapshot& snap, std::string_view target);
 
 /// Whether If-None-Match names `etag` (or *).
 bool not_modified(const request& req, std::string_view etag);

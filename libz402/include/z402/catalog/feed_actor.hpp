@@ -1,0 +1,46 @@
+#pragma once
+// FEED (on the primary, issue 16): every publication of the REGISTRY, as the changes a follower
+// needs. It keeps the last `window` snapshots (items are shared between versions, so a snapshot
+// costs the vector of its pointers), so a follower that reconnects with a version still held gets
+// the changes since it; one that holds another epoch (the primary restarted) or a version too old
+// gets a copy. Then every publication's changes, as they come. Changes are computed between
+// snapshots, not kept per publication: a follower is always sent the difference between what it
+// was last sent and the newest version. A follower sent nothing for a second gets an empty
+// change, so its "last heard from the primary" bounds how stale what it serves can be.
+#include "z402/catalog/actors.hpp"
+#include "z402/catalog/engine_context.hpp"
+
+#include <caf/all.hpp>
+
+#include <chrono>
+#include <deque>
+#include <vector>
+
+namespace z402::catalog {
+
+inline constexpr std::chrono::seconds feed_heartbeat{1};
+
+/// The changes from `from` to `to`: the items of `to` that `from` does not hold as they are
+/// (new, or a new version with the same seq) and the seqs of `from` that `to` no longer lists.
+catalog_delta delta_between(const snapshot& from, const snapshot& to, std::uint64_t epoch);
+
+struct feed_state {
+  struct follower {
+    replica_feed_actor replica;
+    snapshot_ptr sent;  // the version it was last sent
+    bool sent_this_second = false;
+  };
+
+  engine_context ctx;
+  std::uint64_t epoch = 0;
+  std::size_t window = 0;
+  std::deque<snapshot_ptr> recent;  // oldest first; the newest is last
+  std::vector<follower> followers;
+
+  static inline const char* name = "z402.feed";
+};
+
+feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, engine_context ctx, snapshot_ptr current,
+                               std::uint64_t epoch, std::size_t window);
+
+}  // namespace z402::catalog

@@ -1,0 +1,41 @@
+#pragma once
+// REPLICA (on a follower, issue 16): keeps this node's catalog equal to the primary's. It reaches
+// the primary's FEED through its link (cluster_link.hpp), subscribes with the (epoch, version) it
+// holds, and applies the copy or the changes it is sent: the same items under the same version
+// numbers, published through the node's snapshot_store like the REGISTRY's and saved by its
+// PERSISTENCE, so reads, ETags and the catalog file match the primary's. When the FEED goes
+// down it keeps serving what it holds, marks the primary unreachable and reaches it again with
+// backoff (100 ms doubling to 5 s); changes that do not continue from the version it holds
+// (a publication lost with the link) are asked for again from that version.
+#include "z402/catalog/actors.hpp"
+#include "z402/catalog/engine_context.hpp"
+#include "z402/config/listen_address.hpp"
+
+#include <caf/all.hpp>
+
+#include <chrono>
+
+namespace z402::catalog {
+
+/// What /health says of the primary on a follower (catalog_stats::primary).
+enum class primary_link : int { none = 0, reaching = 1, connected = 2, unreachable = 3 };
+
+struct replica_state {
+  engine_context ctx;
+  snapshot_store* store = nullptr;
+  persistence_actor persistence;
+  config::listen_address primary;
+  std::uint64_t epoch = 0;    // of the primary's run this catalog came from; 0: none yet
+  std::uint64_t version = 0;  // the primary's version held; 0: none yet
+  item_list items;            // listing order
+  std::shared_ptr<const content_indexes> indexes;
+  feed_remote_actor feed;
+  std::chrono::milliseconds backoff{0};
+
+  static inline const char* name = "z402.replica";
+};
+
+replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_state> self, engine_context ctx,
+                                     snapshot_store* store, persistence_actor persistence, config::listen_address primary);
+
+}  // namespace z402::catalog

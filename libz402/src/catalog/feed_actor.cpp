@@ -1,0 +1,86 @@
+#include "z402/catalog/feed_actor.hpp"
+
+#include <algorithm>
+
+namespace z402::catalog {
+
+catalog_delta delta_between(const snapshot& from, const snapshot& to, std::uint64_t epoch) {
+  catalog_delta d{epoch, from.version, to.version, {}, {}};
+  // Both lists are in listing order, which is seq order: one walk over both.
+  auto a = from.items.begin(), b = to.items.begin();
+  while (a != from.items.end() || b != to.items.end()) {
+    if (b == to.items.end() || (a != from.items.end() && (*a)->record().seq < (*b)->record().seq)) {
+      d.removed.push_back((*a++)->record().seq);
+    } else if (a == from.items.end() || (*b)->record().seq < (*a)->record().seq) {
+      d.upserts.push_back(*b++);
+    } else {
+      if (*a != *b) d.upserts.push_back(*b);
+      ++a;
+      ++b;
+    }
+  }
+  return d;
+}
+
+feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, engine_context ctx, snapshot_ptr current,
+                               std::uint64_t epoch, std::size_t window) {
+  auto& st = self->state;
+  st.ctx = std::move(ctx);
+  st.ctx.log = st.ctx.log.with_component("cluster.feed");
+  st.epoch = epoch;
+  st.window = std::max<std::size_t>(1, window);
+  st.recent.push_back(std::move(current));
+  self->delayed_send(self, feed_heartbeat, atom::tick::value);
+  self->set_down_handler([=](const caf::down_msg& down) {
+    auto& followers = self->state.followers;
+    std::erase_if(followers, [&](auto& f) { return f.replica.address() == down.source; });
+    self->state.ctx.stats->followers.store(followers.size(), std::memory_order_relaxed);
+    self->state.ctx.log.info("a follower left", {{"followers", followers.size()}});
+  });
+  return {
+      [=](atom::subscribe, std::uint64_t epoch, std::uint64_t version, replica_feed_actor& replica) {
+        auto& st = self->state;
+        auto& latest = st.recent.back();
+        auto held = std::find_if(st.recent.begin(), st.recent.end(), [&](auto& s) { return s->version == version; });
+        if (epoch == st.epoch && held != st.recent.end()) {
+          self->send(replica, atom::delta::value, delta_between(**held, *latest, st.epoch));
+        } else {
+          self->send(replica, atom::copy::value, catalog_copy{st.epoch, latest->version, latest->items});
+        }
+        // A reconnecting follower replaces its earlier subscription.
+        std::erase_if(st.followers, [&](auto& f) { return f.replica == replica; });
+        self->monitor(replica);
+        st.followers.push_back({replica, latest});
+        st.ctx.stats->followers.store(st.followers.size(), std::memory_order_relaxed);
+        st.ctx.log.info("a follower subscribed", {{"followers", st.followers.size()},
+                                                  {"from", held != st.recent.end() && epoch == st.epoch ? "its version" : "a copy"}});
+      },
+      [=](atom::published, snapshot_ptr& snap) {
+        auto& st = self->state;
+        st.recent.push_back(snap);
+        while (st.recent.size() > st.window) st.recent.pop_front();
+        // Followers that were sent the same version get the same changes, computed once.
+        snapshot_ptr from;
+        catalog_delta changes;
+        for (auto& f : st.followers) {
+          if (f.sent != from) {
+            from = f.sent;
+            changes = delta_between(*from, *snap, st.epoch);
+          }
+          self->send(f.replica, atom::delta::value, changes);
+          f.sent = snap;
+          f.sent_this_second = true;
+        }
+      },
+      [=](atom::tick) {
+        for (auto& f : self->state.followers) {
+          if (!f.sent_this_second)
+            self->send(f.replica, atom::delta::value, catalog_delta{self->state.epoch, f.sent->version, f.sent->version, {}, {}});
+          f.sent_this_second = false;
+        }
+        self->delayed_send(self, feed_heartbeat, atom::tick::value);
+      },
+  };
+}
+
+}  // namespace z402::catalog

@@ -1,0 +1,137 @@
+#include "z402/catalog/replica_actor.hpp"
+
+#include "z402/catalog/cluster_link.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace z402::catalog {
+namespace {
+
+using self_ptr = replica_actor::stateful_pointer<replica_state>;
+
+constexpr std::chrono::milliseconds first_backoff{100};
+constexpr std::chrono::milliseconds max_backoff{5000};
+constexpr std::chrono::milliseconds connect_timeout{5000};
+
+void set_link(self_ptr self, primary_link link) {
+  self->state.ctx.stats->primary.store(static_cast<int>(link), std::memory_order_relaxed);
+}
+
+// Publishes what the replica holds, under the primary's version.
+void publish(self_ptr self, bool content_changed) {
+  auto& st = self->state;
+  if (content_changed || !st.indexes) st.indexes = std::make_shared<const content_indexes>();
+  std::size_t bytes = 0;
+  std::unordered_set<std::string_view> providers;
+  for (auto& it : st.items) {
+    bytes += it->json_size();
+    providers.insert(it->record().provider);
+  }
+  auto now = st.ctx.clock->now_ms();
+  auto snap = make_snapshot(st.epoch, st.version, st.items, bytes, providers.size(), now, st.indexes);
+  st.store->publish(snap);
+  if (st.persistence) self->send(st.persistence, atom::persist::value, snap);
+  st.ctx.stats->primary_contact_ms.store(now, std::memory_order_relaxed);
+}
+
+// Applies changes that continue from the version held; whether any touched content.
+bool apply(replica_state& st, const catalog_delta& d) {
+  bool content = !d.removed.empty();
+  auto by_seq = [](const item_ptr& it, std::uint64_t s) { return it->record().seq < s; };
+  for (auto seq : d.removed)
+    if (auto pos = std::lower_bound(st.items.begin(), st.items.end(), seq, by_seq); pos != st.items.end() && (*pos)->record().seq == seq)
+      st.items.erase(pos);
+  for (auto& it : d.upserts) {
+    auto pos = std::lower_bound(st.items.begin(), st.items.end(), it->record().seq, by_seq);
+    if (pos != st.items.end() && (*pos)->record().seq == it->record().seq) {
+      // Contents arrive as new objects: compared as served text.
+      content |= (*pos)->record().content->json != it->record().content->json;
+      *pos = it;
+    } else {
+      st.items.insert(pos, it);
+      content = true;
+    }
+  }
+  st.version = d.version;
+  return content;
+}
+
+// Asks the middleman for the FEED, at most `connect_timeout` (a primary that accepts the
+// connection and never answers is unreachable too); a failure comes back as `connect` after the
+// next backoff. Not logged per attempt: the link going down was said once, /health says it since.
+void reach(self_ptr self) {
+  auto& st = self->state;
+  st.backoff = st.backoff.count() == 0 ? first_backoff : std::min(st.backoff * 2, max_backoff);
+  reach_feed(self, st.primary, connect_timeout, [=](expected<feed_remote_actor> feed) {
+    if (feed) self->send(self, atom::connected::value, std::move(*feed));
+    else self->delayed_send(self, self->state.backoff, atom::connect::value);
+  });
+}
+
+}  // namespace
+
+replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_state> self, engine_context ctx,
+                                     snapshot_store* store, persistence_actor persistence, config::listen_address primary) {
+  auto& st = self->state;
+  st.ctx = std::move(ctx);
+  st.ctx.log = st.ctx.log.with_component("cluster.replica");
+  st.store = store;
+  st.persistence = std::move(persistence);
+  st.primary = std::move(primary);
+  // Until the primary answers, the node serves the catalog it loaded from its own file.
+  st.items = store->load()->items;
+  set_link(self, primary_link::reaching);
+  self->set_down_handler([=](const caf::down_msg& down) {
+    auto& st = self->state;
+    if (down.source != st.feed.address()) return;
+    st.feed = nullptr;
+    set_link(self, primary_link::unreachable);
+    st.ctx.log.warning("primary unreachable; serving the last catalog it sent and reaching it again",
+                       {{"primary", st.primary.host + ":" + std::to_string(st.primary.port)}, {"version", st.version}});
+    st.backoff = std::chrono::milliseconds{0};
+    reach(self);
+  });
+  self->send(self, atom::connect::value);
+  return {
+      [=](atom::connect) {
+        if (!self->state.feed) reach(self);
+      },
+      [=](atom::connected, feed_remote_actor& feed) {
+        auto& st = self->state;
+        st.feed = std::move(feed);
+        self->monitor(st.feed);
+        st.backoff = std::chrono::milliseconds{0};
+        set_link(self, primary_link::connected);
+        st.ctx.stats->links_made.fetch_add(1, std::memory_order_relaxed);
+        st.ctx.log.info("following the primary", {{"primary", st.primary.host + ":" + std::to_string(st.primary.port)},
+                                                  {"version", st.version}});
+        self->send(st.feed, atom::subscribe::value, st.epoch, st.version, caf::actor_cast<replica_feed_actor>(self));
+      },
+      [=](atom::copy, catalog_copy& c) {
+        auto& st = self->state;
+        st.epoch = c.epoch;
+        st.version = c.version;
+        st.items = std::move(c.items);
+        st.ctx.stats->copies_taken.fetch_add(1, std::memory_order_relaxed);
+        publish(self, true);
+        st.ctx.log.info("took a copy of the primary's catalog", {{"version", st.version}, {"items", st.items.size()}});
+      },
+      [=](atom::delta, catalog_delta& d) {
+        auto& st = self->state;
+        if (d.epoch != st.epoch || d.from != st.version) {
+          // Not a continuation of what it holds: ask again from there (a copy if need be).
+          if (st.feed)
+            self->send(st.feed, atom::subscribe::value, st.epoch, st.version, caf::actor_cast<replica_feed_actor>(self));
+          return;
+        }
+        if (d.version == st.version && d.upserts.empty() && d.removed.empty()) {
+          st.ctx.stats->primary_contact_ms.store(st.ctx.clock->now_ms(), std::memory_order_relaxed);
+          return;
+        }
+        publish(self, apply(st, d));
+      },
+  };
+}
+
+}  // namespace z402::catalog
