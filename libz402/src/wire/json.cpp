@@ -6,6 +6,7 @@
 #include <boost/json/value_stack.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <unordered_set>
 #include <vector>
@@ -190,29 +191,70 @@ expected<boost::json::value> parse_for_display(std::string_view text, std::size_
 
 namespace {
 
-void write_canonical(const boost::json::value& v, std::string& out) {
-  if (auto* obj = v.if_object()) {
-    std::vector<const boost::json::key_value_pair*> members;
-    members.reserve(obj->size());
-    for (auto& kv : *obj) members.push_back(&kv);
-    std::sort(members.begin(), members.end(), [](auto* a, auto* b) { return a->key() < b->key(); });
-    out += '{';
-    for (auto* kv : members) {
-      if (out.back() != '{') out += ',';
-      out += boost::json::serialize(kv->key());
-      out += ':';
-      write_canonical(kv->value(), out);
+void write_canonical_string(boost::json::string_view text, std::string& out) {
+  static constexpr char hex[] = "0123456789abcdef";
+  out += '"';
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
     }
-    out += '}';
-  } else if (auto* arr = v.if_array()) {
-    out += '[';
-    for (auto& e : *arr) {
-      if (out.back() != '[') out += ',';
-      write_canonical(e, out);
+  }
+  out += '"';
+}
+
+template <class Int>
+void write_integer(Int n, std::string& out) {
+  char digits[24];
+  auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+  out.append(digits, end);
+}
+
+// Writes into `out` with no allocation of its own beyond `members`, a stack shared by every
+// level: each object sorts its members' pointers on top of it, then pops them (issue 16: every
+// settle names its payment by this text).
+void write_canonical(const boost::json::value& v, std::string& out, std::vector<const boost::json::key_value_pair*>& members) {
+  switch (v.kind()) {
+    case boost::json::kind::object: {
+      auto& obj = v.get_object();
+      auto first = members.size();
+      for (auto& kv : obj) members.push_back(&kv);
+      std::sort(members.begin() + static_cast<std::ptrdiff_t>(first), members.end(),
+                [](auto* a, auto* b) { return a->key() < b->key(); });
+      out += '{';
+      for (auto i = first; i < first + obj.size(); ++i) {
+        if (i != first) out += ',';
+        write_canonical_string(members[i]->key(), out);
+        out += ':';
+        write_canonical(members[i]->value(), out, members);  // may grow `members`: indexed, not iterated
+      }
+      out += '}';
+      members.resize(first);
+      break;
     }
-    out += ']';
-  } else {
-    out += boost::json::serialize(v);
+    case boost::json::kind::array: {
+      out += '[';
+      bool first = true;
+      for (auto& e : v.get_array()) {
+        if (!first) out += ',';
+        first = false;
+        write_canonical(e, out, members);
+      }
+      out += ']';
+      break;
+    }
+    case boost::json::kind::string: write_canonical_string(v.get_string(), out); break;
+    case boost::json::kind::int64: write_integer(v.get_int64(), out); break;
+    case boost::json::kind::uint64: write_integer(v.get_uint64(), out); break;
+    case boost::json::kind::bool_: out += v.get_bool() ? "true" : "false"; break;
+    case boost::json::kind::null: out += "null"; break;
+    case boost::json::kind::double_: out += boost::json::serialize(v); break;  // Boost's shortest round trip
   }
 }
 
@@ -220,7 +262,10 @@ void write_canonical(const boost::json::value& v, std::string& out) {
 
 std::string canonical_json(const boost::json::value& v) {
   std::string out;
-  write_canonical(v, out);
+  out.reserve(512);
+  std::vector<const boost::json::key_value_pair*> members;
+  members.reserve(32);
+  write_canonical(v, out, members);
   return out;
 }
 
