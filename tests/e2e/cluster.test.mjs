@@ -56,6 +56,8 @@ before(async () => {
   followers = [await startServer(dirs[1], ["--follow", `127.0.0.1:${feedPort}`]),
                await startServer(dirs[2], ["--follow", `127.0.0.1:${proxy.port}`])];
   for (const f of followers) await waitFor("the follower connected", async () => (await health(f)).primary.link === "connected", 5000);
+  // A follower is connected once it has sent its subscription; the primary counts it once taken.
+  await waitFor("both followers subscribed", async () => (await health(primary)).followers === 2, 5000);
 });
 
 after(async () => {
