@@ -10,7 +10,6 @@
 #include "z402/http/handlers.hpp"
 #include "z402/http/server.hpp"
 
-#include <boost/asio/ip/address.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -100,12 +99,6 @@ std::optional<std::size_t> connection_limit(std::size_t configured, const teleme
   return configured;
 }
 
-bool is_loopback(const std::string& host) {
-  boost::system::error_code ec;
-  auto address = net::ip::make_address(host, ec);
-  return !ec && address.is_loopback();
-}
-
 }  // namespace
 
 int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
@@ -140,7 +133,7 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
       return 1;
     }
     tls = std::move(*loaded);
-  } else if (!is_loopback(cfg.listen_host)) {
+  } else if (!config::is_loopback(cfg.listen_host)) {
     log.warning("listening beyond loopback without TLS: keys and payments cross the network in clear text; "
                 "give --tls-cert and --tls-key, or terminate TLS in front of this server",
                 {{"listen", cfg.listen_host}});

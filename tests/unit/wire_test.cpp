@@ -141,6 +141,13 @@ CAF_TEST(a listen address is HOST:PORT and port 0 only where any port will do) {
   }
 }
 
+CAF_TEST(loopback is an address in 127.0.0.0/8 or ::1 and never a name) {
+  for (auto yes : {"127.0.0.1", "127.255.0.9", "::1"}) CAF_CHECK(config::is_loopback(yes));
+  // A name that looks like one is not: a plain cluster link must not reach another machine.
+  for (auto no : {"127.attacker.example", "127.0.0.1.nip.io", "localhost", "10.0.0.1", "::2", "0.0.0.0", ""})
+    CAF_CHECK(!config::is_loopback(no));
+}
+
 CAF_TEST(percent decoding reads a query strictly and a path leniently) {
   using wire::percent_decoding;
   // Each result held in a variable: CAF_CHECK_EQUAL keeps a view of its arguments.

@@ -4,12 +4,8 @@
 
 namespace z402::catalog {
 
-bool is_loopback_host(std::string_view host) {
-  return host == "localhost" || host == "::1" || host.starts_with("127.");
-}
-
 expected<std::uint16_t> publish_feed(caf::actor_system& sys, const feed_remote_actor& feed, const config::listen_address& where) {
-  if (!is_loopback_host(where.host))
+  if (!config::is_loopback(where.host))
     return error{errc::invalid_request, "--cluster-listen",
                  "plain cluster links are accepted on loopback only; " + where.host + " is not loopback"};
   auto port = sys.middleman().publish(feed, where.port, where.host.c_str(), true);

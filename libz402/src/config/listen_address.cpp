@@ -1,5 +1,7 @@
 #include "z402/config/listen_address.hpp"
 
+#include <boost/asio/ip/address.hpp>
+
 #include <charconv>
 
 namespace z402::config {
@@ -16,6 +18,12 @@ expected<listen_address> parse_listen_address(std::string_view text, bool any_po
   auto host = text.substr(0, colon);
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   return listen_address{std::string{host}, static_cast<std::uint16_t>(port)};
+}
+
+bool is_loopback(std::string_view host) {
+  boost::system::error_code ec;
+  auto address = boost::asio::ip::make_address(host, ec);
+  return !ec && address.is_loopback();
 }
 
 }  // namespace z402::config

@@ -24,12 +24,9 @@ expected<std::uint16_t> publish_feed(caf::actor_system& sys, const feed_remote_a
 template <class Self, class Done>
 void reach_feed(Self* self, const config::listen_address& where, std::chrono::milliseconds timeout, Done done);
 
-/// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost).
-bool is_loopback_host(std::string_view host);
-
 template <class Self, class Done>
 void reach_feed(Self* self, const config::listen_address& where, std::chrono::milliseconds timeout, Done done) {
-  if (!is_loopback_host(where.host))
+  if (!config::is_loopback(where.host))
     return done(expected<feed_remote_actor>{
         error{errc::invalid_request, "--follow", "plain cluster links are accepted on loopback only; " + where.host + " is not loopback"}});
   caf::actor_system& sys = self->system();

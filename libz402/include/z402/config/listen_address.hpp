@@ -19,4 +19,8 @@ struct listen_address {
 /// invalid_request with field `listen` otherwise.
 expected<listen_address> parse_listen_address(std::string_view text, bool any_port);
 
+/// Whether `host` is a loopback address (127.0.0.0/8, ::1), read as an address: a name is never
+/// loopback here, since what it resolves to is not ours to vouch for ("127.example.com").
+bool is_loopback(std::string_view host);
+
 }  // namespace z402::config
