@@ -3,7 +3,6 @@
 #include "z402/config/atomic_file.hpp"
 
 #include <cerrno>
-#include <cstring>
 #include <deque>
 #include <fcntl.h>
 #include <string_view>
@@ -33,10 +32,6 @@ std::string encode(const std::vector<payment_record>& records) {
     put_u64(out, static_cast<std::uint64_t>(r.at_ms));
   }
   return out;
-}
-
-error io_failure(const std::filesystem::path& file, const std::string& what) {
-  return {errc::io_error, file.string(), what + " " + file.string() + ": " + std::strerror(errno)};
 }
 
 }  // namespace
@@ -79,12 +74,12 @@ payments_load load_payments(const std::filesystem::path& file, std::int64_t now_
 expected<void> append_payments(const std::filesystem::path& file, std::uint64_t& good_bytes,
                                const std::vector<payment_record>& records) {
   int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return io_failure(file, "cannot open");
+  if (fd < 0) return config::io_failure(file, "cannot open " + file.string());
   std::string bytes;
   if (good_bytes == 0) bytes.append(header);
   bytes += encode(records);
   auto fail = [&](const char* what) {
-    auto err = io_failure(file, what);
+    auto err = config::io_failure(file, what + (" " + file.string()));
     ::close(fd);
     return err;
   };
@@ -97,15 +92,8 @@ expected<void> append_payments(const std::filesystem::path& file, std::uint64_t&
   }
   if (::fdatasync(fd) != 0) return fail("cannot sync");
   ::close(fd);
-  if (good_bytes == 0) {
-    // A new file: its directory entry must reach the disk too.
-    auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path{"."};
-    int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) return io_failure(dir, "cannot open");
-    auto rc = ::fsync(dfd);
-    ::close(dfd);
-    if (rc != 0) return io_failure(dir, "cannot sync");
-  }
+  if (good_bytes == 0)  // a new file: its directory entry must reach the disk too
+    if (auto synced = config::sync_directory_of(file); !synced) return synced;
   good_bytes += bytes.size();
   return {};
 }

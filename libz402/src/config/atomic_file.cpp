@@ -8,14 +8,20 @@
 #include <unistd.h>
 
 namespace z402::config {
-namespace {
 
-// The step that failed and the system's word for why, about `file`.
 error io_failure(const std::filesystem::path& file, const std::string& what) {
   return {errc::io_error, file.string(), what + ": " + std::strerror(errno)};
 }
 
-}  // namespace
+expected<void> sync_directory_of(const std::filesystem::path& file) {
+  auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path{"."};
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return io_failure(file, "cannot open " + dir.string());
+  auto rc = ::fsync(dfd);
+  ::close(dfd);
+  if (rc != 0) return io_failure(file, "cannot fsync " + dir.string());
+  return {};
+}
 
 expected<void> write_file_atomically(const std::filesystem::path& path, std::string_view content) {
   return write_file_atomically(path, [content](const chunk_sink& sink) { sink(content); });
@@ -64,13 +70,7 @@ expected<void> write_file_atomically(const std::filesystem::path& path, const st
     ::unlink(tmp.c_str());
     return err;
   }
-  auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path{"."};
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return io_failure(path, "cannot open " + dir.string());
-  auto rc = ::fsync(dfd);
-  ::close(dfd);
-  if (rc != 0) return io_failure(path, "cannot fsync " + dir.string());
-  return {};
+  return sync_directory_of(path);
 }
 
 expected<std::string> read_file(const std::filesystem::path& path) {

@@ -22,6 +22,13 @@ expected<void> write_file_atomically(const std::filesystem::path& path, const st
 /// Replaces `path` with `content` atomically, the same way.
 expected<void> write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
+/// An io_error about `file` (its field): `what` failed, and the system's word for why (errno).
+error io_failure(const std::filesystem::path& file, const std::string& what);
+
+/// Syncs the directory that holds `file`, so that a file created or renamed there is still there
+/// after a crash. io_error (field: `file`) when it cannot.
+expected<void> sync_directory_of(const std::filesystem::path& file);
+
 /// Reads a whole file: not_found when it does not exist, io_error when it cannot be read.
 expected<std::string> read_file(const std::filesystem::path& path);
 
