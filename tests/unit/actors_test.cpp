@@ -188,7 +188,7 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
   auto a = item(1, "https://a.example.com/x"), b = item(2, "https://a.example.com/y"), c = item(3, "https://a.example.com/z");
   auto b2 = item(2, "https://a.example.com/y");  // a new version of b (a count moved): the same seq
   auto v1 = catalog::make_snapshot(7, 1, {a, b}, 0, 1, test::start_ms);
-  auto v2 = catalog::make_snapshot(7, 2, {a, b2, c}, 0, 1, test::start_ms);
+  auto v2 = catalog::make_snapshot(7, 2, {a, b2, c}, 2222, 2, test::start_ms);
   auto v3 = catalog::make_snapshot(7, 3, {b2, c}, 0, 1, test::start_ms);
   auto v4 = catalog::make_snapshot(7, 4, {b2}, 0, 1, test::start_ms);
   auto d = catalog::delta_between(*v1, *v2, 7);
@@ -196,6 +196,8 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
   CAF_CHECK_EQUAL(d.version, 2u);
   CAF_CHECK(d.upserts == (catalog::item_list{b2, c}));  // a is unchanged and does not cross
   CAF_CHECK(d.removed.empty());
+  CAF_CHECK_EQUAL(d.bytes, 2222u);  // the primary's totals travel: a follower never counts them again
+  CAF_CHECK_EQUAL(d.providers, 2u);
   CAF_CHECK(catalog::delta_between(*v2, *v3, 7).removed == (std::vector<std::uint64_t>{1}));
 
   // What each follower is sent, as "copy V" or "delta FROM-TO +upserts -removed".

@@ -5,7 +5,7 @@
 namespace z402::catalog {
 
 catalog_delta delta_between(const snapshot& from, const snapshot& to, std::uint64_t epoch) {
-  catalog_delta d{epoch, from.version, to.version, {}, {}};
+  catalog_delta d{epoch, from.version, to.version, {}, {}, to.bytes, to.providers};
   // Both lists are in listing order, which is seq order: one walk over both.
   auto a = from.items.begin(), b = to.items.begin();
   while (a != from.items.end() || b != to.items.end()) {
@@ -45,7 +45,7 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
         if (epoch == st.epoch && held != st.recent.end()) {
           self->send(replica, atom::delta::value, delta_between(**held, *latest, st.epoch));
         } else {
-          self->send(replica, atom::copy::value, catalog_copy{st.epoch, latest->version, latest->items});
+          self->send(replica, atom::copy::value, catalog_copy{st.epoch, latest->version, latest->items, latest->bytes, latest->providers});
         }
         // A reconnecting follower replaces its earlier subscription.
         std::erase_if(st.followers, [&](auto& f) { return f.replica == replica; });
@@ -75,7 +75,8 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
       [=](atom::tick) {
         for (auto& f : self->state.followers) {
           if (!f.sent_this_second)
-            self->send(f.replica, atom::delta::value, catalog_delta{self->state.epoch, f.sent->version, f.sent->version, {}, {}});
+            self->send(f.replica, atom::delta::value,
+                       catalog_delta{self->state.epoch, f.sent->version, f.sent->version, {}, {}, f.sent->bytes, f.sent->providers});
           f.sent_this_second = false;
         }
         self->delayed_send(self, feed_heartbeat, atom::tick::value);

@@ -10,11 +10,6 @@ namespace {
 
 using self_ptr = registry_actor::stateful_pointer<registry_state>;
 
-item_list::iterator position_of(item_list& items, std::uint64_t seq) {
-  return std::lower_bound(items.begin(), items.end(), seq,
-                          [](const item_ptr& it, std::uint64_t s) { return it->record().seq < s; });
-}
-
 void publish_now(self_ptr self) {
   auto& st = self->state;
   // The index holds positions and contents, which only these changes move.

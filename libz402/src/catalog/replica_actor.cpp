@@ -3,7 +3,6 @@
 #include "z402/catalog/cluster_link.hpp"
 
 #include <algorithm>
-#include <unordered_set>
 
 namespace z402::catalog {
 namespace {
@@ -15,21 +14,15 @@ constexpr std::chrono::milliseconds max_backoff{5000};
 constexpr std::chrono::milliseconds connect_timeout{5000};
 
 void set_link(self_ptr self, primary_link link) {
-  self->state.ctx.stats->primary.store(static_cast<int>(link), std::memory_order_relaxed);
+  self->state.ctx.stats->primary.store(link, std::memory_order_relaxed);
 }
 
-// Publishes what the replica holds, under the primary's version.
-void publish(self_ptr self, bool content_changed) {
+// Publishes what the replica holds, under the primary's version and with its totals.
+void publish(self_ptr self, bool content_changed, std::size_t bytes, std::size_t providers) {
   auto& st = self->state;
   if (content_changed || !st.indexes) st.indexes = std::make_shared<const content_indexes>();
-  std::size_t bytes = 0;
-  std::unordered_set<std::string_view> providers;
-  for (auto& it : st.items) {
-    bytes += it->json_size();
-    providers.insert(it->record().provider);
-  }
   auto now = st.ctx.clock->now_ms();
-  auto snap = make_snapshot(st.epoch, st.version, st.items, bytes, providers.size(), now, st.indexes);
+  auto snap = make_snapshot(st.epoch, st.version, st.items, bytes, providers, now, st.indexes);
   st.store->publish(snap);
   if (st.persistence) self->send(st.persistence, atom::persist::value, snap);
   st.ctx.stats->primary_contact_ms.store(now, std::memory_order_relaxed);
@@ -38,12 +31,10 @@ void publish(self_ptr self, bool content_changed) {
 // Applies changes that continue from the version held; whether any touched content.
 bool apply(replica_state& st, const catalog_delta& d) {
   bool content = !d.removed.empty();
-  auto by_seq = [](const item_ptr& it, std::uint64_t s) { return it->record().seq < s; };
   for (auto seq : d.removed)
-    if (auto pos = std::lower_bound(st.items.begin(), st.items.end(), seq, by_seq); pos != st.items.end() && (*pos)->record().seq == seq)
-      st.items.erase(pos);
+    if (auto pos = position_of(st.items, seq); pos != st.items.end() && (*pos)->record().seq == seq) st.items.erase(pos);
   for (auto& it : d.upserts) {
-    auto pos = std::lower_bound(st.items.begin(), st.items.end(), it->record().seq, by_seq);
+    auto pos = position_of(st.items, it->record().seq);
     if (pos != st.items.end() && (*pos)->record().seq == it->record().seq) {
       // Contents arrive as new objects: compared as served text.
       content |= (*pos)->record().content->json != it->record().content->json;
@@ -114,7 +105,7 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
         st.version = c.version;
         st.items = std::move(c.items);
         st.ctx.stats->copies_taken.fetch_add(1, std::memory_order_relaxed);
-        publish(self, true);
+        publish(self, true, c.bytes, c.providers);
         st.ctx.log.info("took a copy of the primary's catalog", {{"version", st.version}, {"items", st.items.size()}});
       },
       [=](atom::delta, catalog_delta& d) {
@@ -129,7 +120,7 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
           st.ctx.stats->primary_contact_ms.store(st.ctx.clock->now_ms(), std::memory_order_relaxed);
           return;
         }
-        publish(self, apply(st, d));
+        publish(self, apply(st, d), d.bytes, d.providers);
       },
   };
 }

@@ -6,6 +6,10 @@
 
 namespace z402::catalog {
 
+item_list::iterator position_of(item_list& items, std::uint64_t seq) {
+  return std::lower_bound(items.begin(), items.end(), seq, [](const item_ptr& it, std::uint64_t s) { return it->record().seq < s; });
+}
+
 snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, item_list items, std::size_t bytes, std::size_t providers,
                            std::int64_t now_ms, std::shared_ptr<const content_indexes> indexes,
                            std::shared_ptr<const std::vector<payment_record>> payments) {

@@ -18,8 +18,6 @@
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
-#include <algorithm>
-
 namespace z402::http {
 namespace {
 
@@ -95,10 +93,9 @@ response health_response(const app_state& app, const catalog::snapshot& snap) {
   body["role"] = app.role;
   if (app.engine.follower()) {
     // What the follower serves is as old as the last word from its primary.
-    static constexpr std::string_view links[] = {"none", "reaching", "connected", "unreachable"};
-    auto link = stats.primary.load(std::memory_order_relaxed);
     auto heard = stats.primary_contact_ms.load(std::memory_order_relaxed);
-    boost::json::object primary{{"link", links[std::clamp(link, 0, 3)]}, {"lastHeardFrom", iso_or_null(heard)},
+    boost::json::object primary{{"link", catalog::to_string(stats.primary.load(std::memory_order_relaxed))},
+                                {"lastHeardFrom", iso_or_null(heard)},
                                 {"snapshotVersion", snap.version}, {"linksMade", stats.links_made.load(std::memory_order_relaxed)},
                                 {"copiesTaken", stats.copies_taken.load(std::memory_order_relaxed)}};
     primary["snapshotAgeMs"] = heard ? boost::json::value(app.engine.context().clock->now_ms() - heard) : boost::json::value();

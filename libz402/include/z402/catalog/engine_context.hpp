@@ -12,8 +12,18 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace z402::catalog {
+
+/// A follower's link to its primary, as /health names it (to_string): none on a node that
+/// follows nobody.
+enum class primary_link : int { none, reaching, connected, unreachable };
+
+constexpr std::string_view to_string(primary_link link) {
+  constexpr std::string_view names[] = {"none", "reaching", "connected", "unreachable"};
+  return names[static_cast<int>(link)];
+}
 
 /// Written by the actors (relaxed atomics: each is a count, nothing is ordered by them), read
 /// by /health and /metrics from any thread.
@@ -28,7 +38,7 @@ struct catalog_stats {
   // More than one node (issue 16). A primary: how many followers its FEED feeds. A follower: the
   // link to its primary (replica_actor.hpp's primary_link) and when the primary was last heard.
   std::atomic<std::size_t> followers{0};
-  std::atomic<int> primary{0};
+  std::atomic<primary_link> primary{primary_link::none};
   std::atomic<std::int64_t> primary_contact_ms{0};
   std::atomic<std::uint64_t> links_made{0};    // times a follower reached its primary
   std::atomic<std::uint64_t> copies_taken{0};  // whole catalogs a follower took (the rest came as changes)

@@ -61,6 +61,8 @@ struct catalog_copy {
   std::uint64_t epoch = 0;
   std::uint64_t version = 0;
   item_list items;
+  std::size_t bytes = 0;      // the primary's totals for this version: a follower takes them as
+  std::size_t providers = 0;  // they are, never counts them again
 };
 
 /// What changed in the primary's catalog from version `from` to `version`: only these cross.
@@ -70,6 +72,8 @@ struct catalog_delta {
   std::uint64_t version = 0;
   item_list upserts;                   // new items, or new versions (same seq)
   std::vector<std::uint64_t> removed;  // seqs of items that left
+  std::size_t bytes = 0;               // the primary's totals at `version`
+  std::size_t providers = 0;
 };
 
 struct item_change {

@@ -17,9 +17,6 @@
 
 namespace z402::catalog {
 
-/// What /health says of the primary on a follower (catalog_stats::primary).
-enum class primary_link : int { none = 0, reaching = 1, connected = 2, unreachable = 3 };
-
 struct replica_state {
   engine_context ctx;
   snapshot_store* store = nullptr;

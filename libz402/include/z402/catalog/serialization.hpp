@@ -120,12 +120,12 @@ typename Inspector::result_type inspect(Inspector& f, item_change& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, catalog_copy& x) {
-  return f(caf::meta::type_name("catalog_copy"), x.epoch, x.version, x.items);
+  return f(caf::meta::type_name("catalog_copy"), x.epoch, x.version, x.items, x.bytes, x.providers);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, catalog_delta& x) {
-  return f(caf::meta::type_name("catalog_delta"), x.epoch, x.from, x.version, x.upserts, x.removed);
+  return f(caf::meta::type_name("catalog_delta"), x.epoch, x.from, x.version, x.upserts, x.removed, x.bytes, x.providers);
 }
 
 template <class Inspector>

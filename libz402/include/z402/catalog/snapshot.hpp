@@ -79,6 +79,9 @@ struct snapshot {
 
 using snapshot_ptr = std::shared_ptr<const snapshot>;
 
+/// Where the item with `seq` is, or would go, in `items` (listing order, which is seq order).
+item_list::iterator position_of(item_list& items, std::uint64_t seq);
+
 /// Version `version` of run `epoch` of the catalog: `items` in listing order, `bytes` their serialised size.
 /// `indexes` are the previous version's when the content did not change (null: built anew);
 /// `payments` those first counted in this version.
