@@ -18,6 +18,10 @@ set_target_properties(CAF::core PROPERTIES
 find_library(CAF_IO_LIBRARY NAMES caf_io REQUIRED)
 add_library(CAF::io UNKNOWN IMPORTED)
 set_target_properties(CAF::io PROPERTIES IMPORTED_LOCATION "${CAF_IO_LIBRARY}" INTERFACE_LINK_LIBRARIES CAF::core)
+# The cluster's links over mutual TLS (issue 16): CAF's middleman with OpenSSL sessions.
+find_library(CAF_OPENSSL_LIBRARY NAMES caf_openssl REQUIRED)
+add_library(CAF::openssl UNKNOWN IMPORTED)
+set_target_properties(CAF::openssl PROPERTIES IMPORTED_LOCATION "${CAF_OPENSSL_LIBRARY}" INTERFACE_LINK_LIBRARIES CAF::io)
 
 # Boost 1.81: Beast and Asio are header-only, JSON is compiled.
 find_package(Boost 1.81...<1.82 REQUIRED COMPONENTS json CONFIG)

@@ -75,7 +75,8 @@ int serve_command(const std::vector<std::string>& args) {
       ("log-format", po::value(&format)->value_name("text|json")->default_value("text"),
        "log lines as text or as JSON objects, on stderr")  //
       ("cluster-listen", po::value(&cluster_listen)->value_name("HOST:PORT"),
-       "a primary: publish the catalog's feed for followers here (loopback only)")  //
+       "a primary: publish the catalog's feed for followers here (mutual TLS with the config's cluster "
+       "credentials; plain on loopback only without them)")  //
       ("follow", po::value(&follow)->value_name("HOST:PORT"),
        "a follower: serve the catalog of the primary whose feed is there; no writes here");
   po::variables_map vm;

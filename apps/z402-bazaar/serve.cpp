@@ -4,6 +4,7 @@
 
 #include "z402/auth/crypto.hpp"
 #include "z402/auth/keyring.hpp"
+#include "z402/catalog/cluster_credentials.hpp"
 #include "z402/catalog/cluster_link.hpp"
 #include "z402/catalog/engine.hpp"
 #include "z402/config/atomic_file.hpp"
@@ -148,8 +149,20 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   // switch per step and delays messages from the io threads; the sharing policy blocks on a
   // condition variable and wakes on enqueue (benchmarks/results/profile.md).
   caf_cfg.set("scheduler.policy", caf::atom("sharing"));
-  // More than one node: the FEED is published, or reached, through CAF's middleman.
-  if (cfg.cluster_listen || cfg.follow) caf_cfg.load<caf::io::middleman>();
+  // More than one node: the FEED is published, or reached, through CAF's middleman; over
+  // mutual TLS when the config names the cluster's credentials (held for the system's life).
+  std::optional<catalog::cluster_credentials> cluster_tls;
+  if ((cfg.cluster_listen || cfg.follow) && !cfg.cluster.empty()) {
+    auto loaded = catalog::cluster_credentials::load(cfg.cluster);
+    if (!loaded) {
+      log.error(loaded.error().reason, {{"field", loaded.error().field}});
+      return 1;
+    }
+    cluster_tls.emplace(std::move(*loaded));
+    cluster_tls->configure(caf_cfg);
+  } else if (cfg.cluster_listen || cfg.follow) {
+    caf_cfg.load<caf::io::middleman>();
+  }
   caf::actor_system sys{caf_cfg};
 
   catalog::engine_options options;
@@ -171,11 +184,13 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
       engine.stop();
       return 1;
     }
-    log.warning("the cluster feed is plain BASP: loopback only, for tests and development",
-                {{"feed", cfg.cluster_listen->host + ":" + std::to_string(*port)}});
+    auto feed = cfg.cluster_listen->host + ":" + std::to_string(*port);
+    if (cluster_tls) log.info("the cluster feed is mutual TLS", {{"feed", feed}, {"certificate", cluster_tls->subject()}});
+    else log.warning("the cluster feed is plain BASP: loopback only, for tests and development", {{"feed", feed}});
   }
   if (cfg.follow)
-    log.info("following the primary's feed", {{"primary", cfg.follow->host + ":" + std::to_string(cfg.follow->port)}});
+    log.info(cluster_tls ? "following the primary's feed over mutual TLS" : "following the primary's feed over plain BASP (loopback only)",
+             {{"primary", cfg.follow->host + ":" + std::to_string(cfg.follow->port)}});
 
   http::access_log access{cfg.access_log ? log : telemetry::logger{}};
   http::settle_batcher settles{ioc, engine};

@@ -1,16 +1,22 @@
 // More than one node (issue 16): a primary and two followers on loopback, one of them behind a
-// small TCP proxy the test controls. Followers serve the primary's catalog byte for byte under the
-// same versions (so ETags match), take no writes, keep serving when the primary is gone, and catch
-// up: from the version they hold after a cut link, with a copy after the primary restarted.
+// small TCP proxy the test controls, linked by mutual TLS under a cluster CA the test makes.
+// Followers serve the primary's catalog byte for byte under the same versions (so ETags match),
+// take no writes, keep serving when the primary is gone, and catch up: from the version they
+// hold after a cut link, with a copy after the primary restarted. A node whose certificate comes
+// from another CA, or that has none, is refused at the handshake.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
+import { spawnSync } from "node:child_process";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   newDataDir, removeDataDir, addProvider, createSettleKey, termsFile, startServer, stopServer, item, declare,
-  settleBody, sleep, waitFor, freePort, scaled,
+  settleBody, sleep, waitFor, freePort, scaled, binary,
 } from "./lib/server.mjs";
+import { makeCa, makeServerCert } from "./lib/tls.mjs";
 
-let dirs, primary, followers, proxy, providerKey, settleKey, terms, feedPort;
+let dirs, primary, followers, proxy, providerKey, settleKey, terms, feedPort, cas;
 const payTo = "uregtest1cluster";
 const route = (n) => `https://cluster.example.com/v1/route-${n}`;
 
@@ -45,8 +51,30 @@ async function startPrimary() {
   return startServer(dirs[0], ["--cluster-listen", `127.0.0.1:${feedPort}`]);
 }
 
+/** A cluster node's certificate from the CA in `ca`, and the `cluster` config naming it, in `dataDir`. */
+function joinCluster(dataDir, ca, name, usage = "serverAuth,clientAuth") {
+  const { cert, key } = makeServerCert(ca.dir, name, { usage });
+  writeFileSync(join(dataDir, "config.json"), JSON.stringify({ cluster: { ca: ca.ca, cert, key } }));
+  return { cert, key };
+}
+
+/** Runs `serve` with `args` and resolves with its exit code and stderr once it exits on its own. */
+function serveExit(dataDir, args) {
+  const r = spawnSync(binary, ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, ...args], { encoding: "utf8", timeout: scaled(20000) });
+  return { status: r.status, stderr: r.stderr };
+}
+
+/** openssl s_client at the primary's feed with `extra`; what it printed once the server answered or 3 s passed. */
+function sClient(extra) {
+  const r = spawnSync("openssl", ["s_client", "-connect", `127.0.0.1:${feedPort}`, "-CAfile", cas[0].ca, "-ign_eof", ...extra],
+    { input: "", encoding: "utf8", timeout: scaled(3000) });
+  return r.stdout + r.stderr;
+}
+
 before(async () => {
   dirs = [newDataDir(), newDataDir(), newDataDir()];
+  cas = [makeCa(newDataDir(), "z402 cluster CA"), makeCa(newDataDir(), "another CA")];
+  for (const [i, d] of dirs.entries()) joinCluster(d, cas[0], `node${i}`);
   providerKey = addProvider(dirs[0], "cluster", payTo);
   settleKey = createSettleKey(dirs[0]);
   terms = termsFile(dirs[0]).terms;
@@ -63,10 +91,12 @@ before(async () => {
 after(async () => {
   for (const node of [primary, ...followers]) if (node.child.exitCode === null && node.child.signalCode === null) await stopServer(node);
   await proxy.close();
-  for (const d of dirs) removeDataDir(d);
+  for (const d of [...dirs, ...cas.map((c) => c.dir)]) removeDataDir(d);
 });
 
 test("/health says each node's role; a follower says its link, the version it serves and how old it is", async () => {
+  assert.match(primary.log(), /the cluster feed is mutual TLS feed=127\.0\.0\.1:\d+ certificate="CN=localhost"/);
+  for (const f of followers) assert.match(f.log(), /following the primary's feed over mutual TLS/);
   const p = await health(primary);
   assert.equal(p.role, "primary");
   assert.equal(p.followers, 2);
@@ -150,5 +180,113 @@ test("SIGKILL of the primary: followers keep serving reads and say so; once it i
     await waitFor("caught up", async () => (await get(f, "/discovery/resources")).etag === p.etag, 8000);
     assert.equal((await get(f, "/discovery/resources")).body, p.body);
     assert.equal((await health(f)).primary.copiesTaken, copies[i] + 1);
+  }
+});
+
+test("a node whose certificate another CA signed is refused at the handshake, says so, and changes nothing", async () => {
+  const dir = newDataDir();
+  try {
+    joinCluster(dir, cas[1], "stranger");
+    const stranger = await startServer(dir, ["--follow", `127.0.0.1:${feedPort}`]);
+    try {
+      await waitFor("the refusal logged", async () => /cannot reach the primary's feed.*reason=.*handshake/.test(stranger.log()), 5000);
+      const h = await health(stranger);
+      assert.notEqual(h.primary.link, "connected");
+      assert.equal(h.primary.linksMade, 0);
+      assert.equal(h.items, 0);
+      // Said once, not once per attempt (it tries again with backoff).
+      await sleep(scaled(1000));
+      assert.equal(stranger.log().match(/cannot reach the primary's feed/g).length, 1);
+      await waitFor("the members still subscribed", async () => (await health(primary)).followers === 2, 3000);
+    } finally {
+      await stopServer(stranger);
+    }
+  } finally {
+    removeDataDir(dir);
+  }
+});
+
+test("a node without cluster credentials cannot follow a TLS primary", async () => {
+  const dir = newDataDir();
+  try {
+    const plain = await startServer(dir, ["--follow", `127.0.0.1:${feedPort}`]);
+    try {
+      assert.match(plain.log(), /over plain BASP \(loopback only\)/);
+      await waitFor("the failure logged", async () => /cannot reach the primary's feed/.test(plain.log()), 8000);
+      assert.equal((await health(plain)).primary.linksMade, 0);
+      await waitFor("the members still subscribed", async () => (await health(primary)).followers === 2, 3000);
+    } finally {
+      await stopServer(plain);
+    }
+  } finally {
+    removeDataDir(dir);
+  }
+});
+
+test("openssl s_client at the feed: the handshake completes with a cluster certificate, not without one or with another CA's", () => {
+  const member = makeServerCert(cas[0].dir, "s_client", { usage: "serverAuth,clientAuth" });
+  const stranger = makeServerCert(cas[1].dir, "s_client", { usage: "serverAuth,clientAuth" });
+  const ok = sClient(["-cert", member.cert, "-key", member.key]);
+  assert.match(ok, /Verify return code: 0 \(ok\)/);
+  assert.doesNotMatch(ok, /alert/);
+  // TLS 1.3 ends the client's part of the handshake before the server has checked it: the
+  // server's refusal arrives as an alert on the first read.
+  assert.match(sClient([]), /alert certificate required/);
+  assert.match(sClient(["-cert", stranger.cert, "-key", stranger.key]), /alert unknown ca/);
+});
+
+test("cluster credentials are checked at start: each wrong one is refused, naming its field", () => {
+  const dir = newDataDir();
+  try {
+    const write = (cluster) => writeFileSync(join(dir, "config.json"), JSON.stringify({ cluster }));
+    const refusedWith = (pattern, listen = "127.0.0.1:0") => {
+      const r = serveExit(dir, ["--cluster-listen", listen]);
+      assert.notEqual(r.status, 0);
+      assert.match(r.stderr, pattern);
+    };
+    const good = makeServerCert(cas[0].dir, "checked", { usage: "serverAuth,clientAuth" });
+    write({ ca: cas[0].ca, cert: good.cert });
+    refusedWith(/cluster\.key is missing/);
+    write({ ca: cas[0].ca, cert: good.cert, key: good.key, extra: "x" });
+    refusedWith(/unknown key cluster\.extra/);
+    const foreign = makeServerCert(cas[1].dir, "checked", { usage: "serverAuth,clientAuth" });
+    write({ ca: cas[0].ca, cert: foreign.cert, key: foreign.key });
+    refusedWith(/cluster\.cert .* does not verify against cluster\.ca .*: unable to get local issuer certificate/);
+    write({ ca: cas[0].ca, cert: good.cert, key: foreign.key });
+    refusedWith(/cluster\.key .* is not the key of cluster\.cert/);
+    const serverOnly = makeServerCert(cas[0].dir, "server-only");
+    write({ ca: cas[0].ca, cert: serverOnly.cert, key: serverOnly.key });
+    refusedWith(/must allow both TLS server and client use/);
+    const expired = makeServerCert(cas[0].dir, "expired", { usage: "serverAuth,clientAuth", days: 0 });
+    write({ ca: cas[0].ca, cert: expired.cert, key: expired.key });
+    refusedWith(/does not verify against cluster\.ca .*: certificate has expired/);
+    write({ ca: good.key, cert: good.cert, key: good.key });
+    refusedWith(/cluster\.ca .* holds no PEM certificate/);
+    chmodSync(good.key, 0o644);
+    write({ ca: cas[0].ca, cert: good.cert, key: good.key });
+    refusedWith(/cluster\.key .* is readable by others \(mode 0644\)/);
+    chmodSync(good.key, 0o600);
+    write({ ca: join(dir, "missing.pem"), cert: good.cert, key: good.key });
+    refusedWith(/cannot read cluster\.ca/);
+    // Plain BASP may not listen beyond loopback (with TLS it may: the next test).
+    writeFileSync(join(dir, "config.json"), "{}");
+    refusedWith(/plain cluster links are accepted on loopback only; 0\.0\.0\.0 is not loopback/, "0.0.0.0:0");
+  } finally {
+    removeDataDir(dir);
+  }
+});
+
+test("with cluster credentials a primary publishes its feed beyond loopback", async () => {
+  const dir = newDataDir();
+  try {
+    joinCluster(dir, cas[0], "wide");
+    const wide = await startServer(dir, ["--cluster-listen", "0.0.0.0:0"]);
+    try {
+      assert.match(wide.log(), /the cluster feed is mutual TLS feed=0\.0\.0\.0:\d+/);
+    } finally {
+      await stopServer(wide);
+    }
+  } finally {
+    removeDataDir(dir);
   }
 });

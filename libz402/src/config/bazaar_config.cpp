@@ -34,7 +34,7 @@ expected<void> apply_config_file(bazaar_config& cfg, const std::filesystem::path
   auto doc = wire::parse_strict(*text, 16);
   if (!doc || !doc->is_object()) return refused("", file.string() + ": " + (doc ? "must hold a JSON object" : doc.error().reason));
   static const std::set<std::string_view> known{"listen", "terms", "allowHttpResources", "ioThreads",
-                                                "actorThreads", "accessLog", "metrics", "tls", "connections",
+                                                "actorThreads", "accessLog", "metrics", "tls", "cluster", "connections",
                                                 "limits"};
   for (auto& kv : doc->as_object()) {
     auto name = std::string{kv.key()};
@@ -60,6 +60,19 @@ expected<void> apply_config_file(bazaar_config& cfg, const std::filesystem::path
         (t.key() == "key" ? cfg.tls_key : cfg.tls_certificate) = path;
       }
       if (cfg.tls_key.empty() != cfg.tls_certificate.empty()) return refused(name, "tls needs both certificate and key");
+    } else if (name == "cluster") {
+      if (!v.is_object()) return refused(name, "cluster must be an object {\"ca\": FILE, \"cert\": FILE, \"key\": FILE}");
+      for (auto& c : v.as_object()) {
+        auto cname = "cluster." + std::string{c.key()};
+        auto* path = c.key() == "ca" ? &cfg.cluster.ca : c.key() == "cert" ? &cfg.cluster.cert : c.key() == "key" ? &cfg.cluster.key : nullptr;
+        if (!path) return refused(cname, "unknown key " + cname);
+        if (!c.value().is_string() || c.value().as_string().empty()) return refused(cname, cname + " must be a file name");
+        *path = file.parent_path() / std::string{c.value().as_string()};
+      }
+      // Half a configuration would fall back to trusting the system's CAs (CAF's OpenSSL module
+      // does when no CA is given) or to no client certificate: all three, or the field missing.
+      for (auto [field, path] : {std::pair{"cluster.ca", &cfg.cluster.ca}, {"cluster.cert", &cfg.cluster.cert}, {"cluster.key", &cfg.cluster.key}})
+        if (path->empty()) return refused(field, std::string{"cluster needs ca, cert and key; "} + field + " is missing");
     } else if (name == "ioThreads" || name == "actorThreads") {
       auto n = positive(v, name, 64);
       if (!n) return n.error();

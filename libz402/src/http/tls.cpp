@@ -1,9 +1,9 @@
 #include "z402/http/tls.hpp"
 
+#include "z402/config/pem_files.hpp"
+
 #include <openssl/ssl.h>
 #include <sys/stat.h>
-
-#include <cstdio>
 
 namespace z402::http {
 namespace {
@@ -25,30 +25,10 @@ int select_http11(SSL*, const unsigned char** out, unsigned char* outlen, const 
 
 error unusable(std::string reason) { return {errc::io_error, "", std::move(reason)}; }
 
-expected<void> refuse_readable_key(const std::filesystem::path& key) {
-  struct stat st {};
-  if (::stat(key.c_str(), &st) != 0) return unusable("cannot read the TLS key " + key.string());
-  if (st.st_mode & (S_IROTH | S_IWOTH)) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return unusable("the TLS key " + key.string() + " is readable by others (mode " + mode + "); chmod o-rwx it");
-  }
-  return {};
-}
-
-std::string openssl_reason() {
-  auto code = ERR_get_error();
-  ERR_clear_error();
-  if (!code) return "not a valid PEM file";
-  char buf[256];
-  ERR_error_string_n(code, buf, sizeof buf);
-  return buf;
-}
-
 }  // namespace
 
 expected<std::shared_ptr<ssl::context>> make_server_context(const tls_files& files) {
-  if (auto private_key = refuse_readable_key(files.key); !private_key) return private_key.error();
+  if (auto private_key = config::refuse_readable_key(files.key, "the TLS key"); !private_key) return private_key.error();
   auto ctx = std::make_shared<ssl::context>(ssl::context::tls_server);
   auto* h = ctx->native_handle();
   SSL_CTX_set_min_proto_version(h, TLS1_2_VERSION);
@@ -58,9 +38,9 @@ expected<std::shared_ptr<ssl::context>> make_server_context(const tls_files& fil
   SSL_CTX_set_cipher_list(h, "ECDHE+AESGCM:ECDHE+CHACHA20");
   ERR_clear_error();
   if (SSL_CTX_use_certificate_chain_file(h, files.certificate.c_str()) != 1)
-    return unusable("cannot load the TLS certificate " + files.certificate.string() + ": " + openssl_reason());
+    return unusable("cannot load the TLS certificate " + files.certificate.string() + ": " + config::openssl_reason());
   if (SSL_CTX_use_PrivateKey_file(h, files.key.c_str(), SSL_FILETYPE_PEM) != 1)
-    return unusable("cannot load the TLS key " + files.key.string() + ": " + openssl_reason());
+    return unusable("cannot load the TLS key " + files.key.string() + ": " + config::openssl_reason());
   if (SSL_CTX_check_private_key(h) != 1)
     return unusable("the TLS key " + files.key.string() + " does not match the certificate " + files.certificate.string());
   SSL_CTX_set_alpn_select_cb(h, select_http11, nullptr);

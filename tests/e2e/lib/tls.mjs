@@ -15,10 +15,12 @@ export function makeCa(dir, name = "z402 test CA") {
 
 /**
  * A server certificate signed by the CA in `dir`, written as NAME.pem and NAME.key (mode
- * 0600). `days` 0 makes one that expires the second it is made. Returns {cert, key, serial}.
+ * 0600). `days` 0 makes one that expires the second it is made; `usage` is its
+ * extendedKeyUsage (a cluster node's is "serverAuth,clientAuth": it is both ends of a link).
+ * Returns {cert, key, serial}.
  */
-export function makeServerCert(dir, name, { days = 30, hosts = ["DNS:localhost", "IP:127.0.0.1"] } = {}) {
-  writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${hosts.join(",")}\nextendedKeyUsage=serverAuth\n`);
+export function makeServerCert(dir, name, { days = 30, hosts = ["DNS:localhost", "IP:127.0.0.1"], usage = "serverAuth" } = {}) {
+  writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${hosts.join(",")}\nextendedKeyUsage=${usage}\n`);
   openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", `${name}.key`,
     "-out", `${name}.csr`, "-subj", "/CN=localhost"], dir);
   openssl(["x509", "-req", "-in", `${name}.csr`, "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",

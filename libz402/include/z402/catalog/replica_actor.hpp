@@ -28,6 +28,7 @@ struct replica_state {
   std::shared_ptr<const content_indexes> indexes;
   feed_remote_actor feed;
   std::chrono::milliseconds backoff{0};
+  std::string last_failure;  // why the last attempt to reach the FEED failed, as logged
 
   static inline const char* name = "z402.replica";
 };

@@ -12,6 +12,15 @@
 
 namespace z402::config {
 
+/// The cluster's credentials (config `cluster`): all three, or none. With them every cluster
+/// link is mutual TLS under that CA; without, links are plain and loopback only (issue 16).
+struct cluster_files {
+  std::filesystem::path ca;    // PEM: the cluster CA's certificates; the only ones trusted
+  std::filesystem::path cert;  // PEM: this node's certificate (then its chain), signed by `ca`
+  std::filesystem::path key;   // PEM: its private key; must not be readable by others
+  bool empty() const { return ca.empty() && cert.empty() && key.empty(); }
+};
+
 struct bazaar_config {
   std::string listen_host = "127.0.0.1";
   std::uint16_t listen_port = 3000;
@@ -36,6 +45,7 @@ struct bazaar_config {
   // primary whose FEED is there. At most one of the two.
   std::optional<listen_address> cluster_listen;
   std::optional<listen_address> follow;
+  cluster_files cluster;
 };
 
 /// Parses "HOST:PORT" into the config (refused, field "listen", otherwise).
@@ -44,8 +54,8 @@ expected<void> set_listen(bazaar_config& cfg, std::string_view host_port);
 /// Applies a JSON config file over `cfg`, or says why not: refused with the key as the field
 /// (the reason names it too), or the file's read error.
 /// Keys: listen, terms, allowHttpResources, ioThreads, actorThreads, accessLog, metrics,
-/// tls.{certificate,key}, connections.{max,idleTimeoutSeconds,requestTimeoutSeconds}, limits.{maxItemsPerProvider,maxItems,maxCatalogBytes,
-/// maxPaymentItemsPerProvider,retentionSeconds}. Relative TLS paths are relative to the file.
+/// tls.{certificate,key}, cluster.{ca,cert,key}, connections.{max,idleTimeoutSeconds,requestTimeoutSeconds}, limits.{maxItemsPerProvider,maxItems,maxCatalogBytes,
+/// maxPaymentItemsPerProvider,retentionSeconds}. Relative TLS and cluster paths are relative to the file.
 expected<void> apply_config_file(bazaar_config& cfg, const std::filesystem::path& file);
 
 }  // namespace z402::config
