@@ -78,7 +78,7 @@ int serve_command(const std::vector<std::string>& args) {
        "a primary: publish the catalog's feed for followers here (mutual TLS with the config's cluster "
        "credentials; plain on loopback only without them)")  //
       ("follow", po::value(&follow)->value_name("HOST:PORT"),
-       "a follower: serve the catalog of the primary whose feed is there; no writes here");
+       "a follower: serve the catalog of the primary whose feed is there; writes go on to it");
   po::variables_map vm;
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
   if (format != "text" && format != "json") return cli::usage_error(cmd, "--log-format must be text or json");

@@ -68,14 +68,24 @@ struct watched_files {
   catalog::engine& engine;
   http::tls_certificates* tls;
   const telemetry::logger& log;
+  std::filesystem::path keyring;
 };
+
+/// A primary's followers authenticate writes with its keyring: the FEED sends them the file's
+/// text (hashes only) whenever it changed.
+void share_keyring(watched_files& w) {
+  if (auto text = config::read_file(w.keyring)) w.engine.set_keyring(std::move(*text));
+}
 
 void poll_files(net::steady_timer& timer, watched_files& w, const bool& stopping) {
   timer.expires_after(file_poll_interval);
   timer.async_wait([&](boost::system::error_code ec) {
     if (ec || stopping) return;
     auto change = w.keys.reload();
-    if (change.changed) w.engine.set_payees(payees_of(*w.keys.current()));
+    if (change.changed) {
+      w.engine.set_payees(payees_of(*w.keys.current()));
+      share_keyring(w);
+    }
     for (auto& removed : change.removed) w.engine.forget_provider(removed);
     if (w.tls) w.tls->reload(false);
     w.log.flush();
@@ -174,6 +184,13 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   options.log = log;
   options.initial = load_catalog_records(options.catalog_file, *keys.current(), options.clock->now_ms(), log);
   options.follow = cfg.follow;
+  // A follower's keys are its primary's: written here as they arrive, read by the file poll.
+  options.on_keyring = [file = auth::keyring_path(cfg.data_dir), log](const std::string& text) {
+    auto current = config::read_file(file);
+    if (current && *current == text) return;
+    if (auto written = config::write_file_atomically(file, text); !written)
+      log.error("cannot write the primary's keyring here: " + written.error().reason, {{"file", file.string()}});
+  };
   catalog::engine engine{sys, std::move(options)};
   engine.set_payees(payees_of(*keys.current()));
   if (cfg.cluster_listen) {
@@ -227,7 +244,8 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   auto control = net::make_strand(ioc);
   bool stopping = false;
   net::steady_timer poll_timer{control};
-  watched_files watched{keys, engine, tls.get(), log};
+  watched_files watched{keys, engine, tls.get(), log, auth::keyring_path(cfg.data_dir)};
+  if (cfg.cluster_listen) share_keyring(watched);
   poll_files(poll_timer, watched, stopping);
   net::signal_set hangup{control, SIGHUP};
   std::function<void()> on_hangup = [&] {

@@ -2,8 +2,9 @@
 // small TCP proxy the test controls, linked by mutual TLS under a cluster CA the test makes.
 // Followers serve the primary's catalog byte for byte under the same versions (so ETags match),
 // take no writes, keep serving when the primary is gone, and catch up: from the version they
-// hold after a cut link, with a copy after the primary restarted. A node whose certificate comes
-// from another CA, or that has none, is refused at the handshake.
+// hold after a cut link, with a copy after the primary restarted. Writes at a follower are
+// authenticated and checked there and land at the primary, whose answer the client gets. A
+// node whose certificate comes from another CA, or that has none, is refused at the handshake.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
@@ -129,22 +130,67 @@ test("a declaration at the primary is visible on both followers within 100 ms, b
   }
 });
 
-test("a follower takes no writes: a declaration or a settle gets 503 with Retry-After, and nothing changes", async () => {
-  const before = await get(followers[0], "/discovery/resources");
-  const declared = await fetch(`${followers[0].url}/discovery/declarations`, {
+test("a declaration at a follower is checked there and lands at the primary: visible on all three within 100 ms, the primary's answer", async () => {
+  // The follower authenticates with the primary's keyring, which the feed brought it.
+  await waitFor("the follower knows the provider's key", async () =>
+    (await declare(followers[0].url, providerKey, { items: [item(terms, payTo, route(1)), item(terms, payTo, route(2))] })).status === 200, 5000);
+  const sent = performance.now();
+  const r = await declare(followers[0].url, providerKey, { items: [item(terms, payTo, route(1)), item(terms, payTo, route(2)), item(terms, payTo, route(5))] });
+  assert.equal(r.status, 200);
+  assert.equal(JSON.parse(r.body).accepted, 3);
+  const seen = await Promise.all([primary, followers[1], followers[0]].map(async (n) => {
+    for (;;) {
+      if ((await get(n, `/discovery/resources?payTo=${payTo}`)).body.includes(route(5))) return performance.now() - sent;
+      await sleep(1);
+    }
+  }));
+  for (const ms of seen) assert.ok(ms < scaled(100), `visible after ${ms.toFixed(1)} ms`);
+  const answers = await Promise.all([primary, ...followers].map((n) => get(n, "/discovery/resources")));
+  for (const a of answers.slice(1)) assert.equal(a.etag, answers[0].etag);
+});
+
+test("bad writes at a follower are refused there, as the primary would, and change nothing", async () => {
+  const before = await get(primary, "/discovery/resources");
+  const badItem = await declare(followers[1].url, providerKey, { items: [item(terms, payTo, "ftp://cluster.example.com/x")] });
+  assert.equal(badItem.status, 400);
+  assert.equal(JSON.parse(badItem.body).error, "invalid_request");
+  assert.equal((await declare(followers[1].url, "z402_not_a_key", { items: [item(terms, payTo, route(6))] })).status, 401);
+  const providerSettles = await fetch(`${followers[1].url}/discovery/settled`, {
     method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${providerKey}` },
-    body: JSON.stringify({ items: [item(terms, payTo, route(9))] }),
-  });
-  assert.equal(declared.status, 503);
-  assert.equal(declared.headers.get("retry-after"), "1");
-  assert.equal((await declared.json()).error, "unavailable");
-  const settled = await fetch(`${followers[0].url}/discovery/settled`, {
-    method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${settleKey}` },
     body: JSON.stringify(settleBody(terms, payTo, route(1))),
   });
-  assert.equal(settled.status, 503);
-  assert.equal(settled.headers.get("retry-after"), "1");
-  assert.deepEqual(await get(followers[0], "/discovery/resources"), before);
+  assert.equal(providerSettles.status, 403);
+  await sleep(scaled(300));  // past the counts interval: nothing was on its way
+  assert.deepEqual(await get(primary, "/discovery/resources"), before);
+});
+
+const settleAt = async (node, body) => {
+  const r = await fetch(`${node.url}/discovery/settled`, {
+    method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${settleKey}` }, body: JSON.stringify(body),
+  });
+  const text = await r.text();
+  return { status: r.status, retryAfter: r.headers.get("retry-after"), json: JSON.parse(text) };
+};
+const paidCalls = async (node) => {
+  const r = await fetch(`${node.url}/discovery/resources?payTo=${payTo}&limit=100`);
+  return (await r.json()).items.reduce((sum, i) => sum + i.paidCallsToday, 0);
+};
+
+test("a settle at a follower counts at the primary; the same payment at the other follower counts nothing more", async () => {
+  await waitFor("the follower knows the settle key", async () => (await settleAt(followers[0], { x402Version: 2 })).status === 400, 5000);
+  const counted = await paidCalls(primary);
+  const { settles } = await health(primary);
+  const body = settleBody(terms, payTo, route(1));
+  const first = await settleAt(followers[0], body);
+  assert.equal(first.status, 200);
+  assert.equal(first.json.bazaar.status, "success");
+  const again = await settleAt(followers[1], body);  // a rail node retrying at another node
+  assert.deepEqual([again.status, again.json], [200, first.json]);
+  await waitFor("counted once on every node", async () =>
+    (await Promise.all([primary, ...followers].map(paidCalls))).every((n) => n === counted + 1), 3000);
+  const after = (await health(primary)).settles;
+  assert.equal(after.counted, settles.counted + 1);
+  assert.equal(after.repeated, settles.repeated + 1);
 });
 
 test("a cut link: the follower reaches the primary again with backoff and resumes from its version, without a copy", async () => {
@@ -164,23 +210,62 @@ test("a cut link: the follower reaches the primary again with backoff and resume
   assert.equal(f.body, p.body);
 });
 
-test("SIGKILL of the primary: followers keep serving reads and say so; once it is back they catch up with a copy", async () => {
-  const served = await get(followers[0], "/discovery/resources");
+test("SIGKILL of the primary under a settle load at a follower: reads go on, writes get 503, and after its restart the counts equal the settles acknowledged, less at most its last second", async (t) => {
+  const counted = await paidCalls(primary);
+  const acks = [];  // when each success was answered
+  let refused = 0, retryAfter = null, loading = true;
+  // Eight rail workers, each posting its next payment once the last was answered.
+  const load = Promise.all(Array.from({ length: 8 }, async () => {
+    while (loading) {
+      const r = await settleAt(followers[0], settleBody(terms, payTo, route(1 + (acks.length % 2))));
+      if (r.status === 200 && r.json.bazaar.status === "success") acks.push(performance.now());
+      else if (r.status === 503) {
+        refused++;
+        retryAfter = r.retryAfter;
+        await sleep(20);
+      } else assert.fail(`settle answered ${r.status} ${JSON.stringify(r.json)}`);
+    }
+  }));
+  await sleep(scaled(3000));
+  const killedAt = performance.now();
   await stopServer(primary, "SIGKILL");
-  for (const f of followers) {
-    await waitFor("the primary seen gone", async () => (await health(f)).primary.link === "unreachable", 3000);
-    assert.deepEqual(await get(f, "/discovery/resources"), served);
-  }
+  for (const f of followers) await waitFor("the primary seen gone", async () => (await health(f)).primary.link === "unreachable", 3000);
+  const served = await get(followers[1], "/discovery/resources");
+  await sleep(scaled(500));
+  assert.ok(refused > 0, "writes while the primary is gone are refused");
+  assert.equal(retryAfter, "1");
+  const declared = await declare(followers[1].url, providerKey, { items: [item(terms, payTo, route(7))] });
+  assert.equal(declared.status, 503);
+  assert.deepEqual(await get(followers[1], "/discovery/resources"), served);  // reads go on, unchanged
   const copies = await Promise.all(followers.map(async (f) => (await health(f)).primary.copiesTaken));
+  const acknowledged = acks.length;
   primary = await startPrimary();
   // A new run of the primary is a new epoch: each follower takes one copy and serves its version.
-  assert.equal((await declare(primary.url, providerKey, { items: [item(terms, payTo, route(4))] })).status, 200);
-  const p = await get(primary, "/discovery/resources");
   for (const [i, f] of followers.entries()) {
-    await waitFor("caught up", async () => (await get(f, "/discovery/resources")).etag === p.etag, 8000);
-    assert.equal((await get(f, "/discovery/resources")).body, p.body);
-    assert.equal((await health(f)).primary.copiesTaken, copies[i] + 1);
+    await waitFor("caught up", async () => (await health(f)).primary.copiesTaken === copies[i] + 1, 8000);
   }
+  loading = false;
+  await load;
+  await sleep(scaled(400));  // the last counts published (counts interval 250 ms) and fed
+  const p = await get(primary, "/discovery/resources");
+  for (const f of followers) {
+    await waitFor("the same version", async () => (await get(f, "/discovery/resources")).etag === p.etag, 3000);
+    assert.equal((await get(f, "/discovery/resources")).body, p.body);
+  }
+  // Counts the primary acknowledged reach its catalog file within a second (the persist
+  // interval) and a quarter (the counts interval); a SIGKILL may lose those, never more, and a
+  // count is never made twice.
+  const before = acks.filter((t) => t <= killedAt).length;
+  const lastSecond = acks.filter((t) => t > killedAt - scaled(1250) - 250 && t <= killedAt).length;
+  const afterRestart = acks.length - acknowledged;
+  const total = (await paidCalls(primary)) - counted;
+  t.diagnostic(`acknowledged ${before} before the kill (${lastSecond} in its last second), ${afterRestart} after the restart; ` +
+    `counted ${total}; refused while it was gone: ${refused}`);
+  assert.ok(before > 50, `only ${before} settles acknowledged before the kill`);
+  assert.ok(total <= before + afterRestart, `counted ${total} of ${before + afterRestart} acknowledged`);
+  assert.ok(total >= before + afterRestart - lastSecond,
+    `counted ${total}: ${before - (total - afterRestart)} of ${before} lost, more than the last second's ${lastSecond}`);
+  for (const f of followers) assert.equal(await paidCalls(f), await paidCalls(primary));
 });
 
 test("a node whose certificate another CA signed is refused at the handshake, says so, and changes nothing", async () => {

@@ -11,6 +11,7 @@
 #include "z402/catalog/registry_actor.hpp"
 #include "z402/wire/iso_time.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 using namespace z402;
@@ -209,12 +210,13 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
             got->push_back("delta " + std::to_string(d.from) + "-" + std::to_string(d.version) + " +" +
                            std::to_string(d.upserts.size()) + " -" + std::to_string(d.removed.size()));
           },
+          [got](catalog::atom::keyring, std::string& text) { got->push_back("keyring " + text); },
       };
     });
   };
   auto resumed = std::make_shared<std::vector<std::string>>(), behind = std::make_shared<std::vector<std::string>>(),
        other_run = std::make_shared<std::vector<std::string>>();
-  auto feed = sys.spawn(catalog::feed, ctx, v1, std::uint64_t{7}, std::size_t{2});
+  auto feed = sys.spawn(catalog::feed, ctx, v1, std::uint64_t{7}, std::size_t{2}, catalog::writes_actor{});
   self->send(feed, catalog::atom::published::value, v2);
   self->send(feed, catalog::atom::published::value, v3);  // the window (2) now holds v2 and v3
   sched.run();
@@ -235,8 +237,76 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
   for (auto& got : {resumed, behind, other_run}) CAF_CHECK_EQUAL(got->back(), "delta 3-4 +0 -1");
   advance(catalog::feed_heartbeat);
   for (auto& got : {resumed, behind, other_run}) CAF_CHECK_EQUAL(got->back(), "delta 4-4 +0 -0");
+  // The keyring reaches every follower when it changes, and only then; a follower that
+  // subscribes later is sent it before its catalog.
+  self->send(feed, catalog::atom::keyring::value, std::string{"K1"});
+  self->send(feed, catalog::atom::keyring::value, std::string{"K1"});
+  sched.run();
+  for (auto& got : {resumed, behind, other_run}) {
+    CAF_CHECK_EQUAL(got->back(), "keyring K1");
+    CAF_CHECK_EQUAL(std::count(got->begin(), got->end(), "keyring K1"), 1);
+  }
+  auto late = std::make_shared<std::vector<std::string>>();
+  self->send(feed, catalog::atom::subscribe::value, std::uint64_t{7}, std::uint64_t{4}, catalog::replica_feed_actor{follower(late)});
+  sched.run();
+  CAF_CHECK(*late == (std::vector<std::string>{"keyring K1", "delta 4-4 +0 -0"}));
   self->send_exit(feed, caf::exit_reason::user_shutdown);
   sched.run();
+}
+
+CAF_TEST(the feed hands the writes a follower forwards to this node s PROVIDER and SETTLE and answers with their outcomes) {
+  start_engine();
+  engine->set_payees({{test::pay_to, "p1"}});
+  catalog::feed_remote_actor feed = engine->feed();
+  sched.run();
+  auto checked = rules::validate_declaration(test::declaration_of({test::valid_item(terms)}), {terms, test::pay_to, false, 128});
+  CAF_REQUIRE(checked.has_value());
+  auto declared = self->request(feed, caf::infinite, catalog::atom::declare::value, std::string{"p1"},
+                                catalog::make_declare_command(std::move(*checked), "digest-1"));
+  auto outcome = answer<catalog::write_outcome>(declared);
+  CAF_REQUIRE(outcome);
+  CAF_CHECK(outcome->state == catalog::write_outcome::status::ok);
+  CAF_CHECK_EQUAL(outcome->accepted, 1u);
+  CAF_CHECK_EQUAL(snap()->items.size(), 1u);
+  // A heartbeat with the same digest is recognised by the PROVIDER; another is not.
+  auto repeated = self->request(feed, caf::infinite, catalog::atom::repeat::value, std::string{"p1"}, std::string{"digest-1"});
+  CAF_CHECK(answer<catalog::write_outcome>(repeated)->state == catalog::write_outcome::status::ok);
+  auto other = self->request(feed, caf::infinite, catalog::atom::repeat::value, std::string{"p1"}, std::string{"digest-2"});
+  CAF_CHECK(answer<catalog::write_outcome>(other)->state == catalog::write_outcome::status::not_a_repeat);
+
+  // Settles: one outcome per event in order, the same payment twice counted once, an unknown
+  // payee rejected; the batch's answers come back together.
+  auto body = [&](const std::string& pay_to, int nonce) {
+    auto requirements = test::accepts_entry(terms);
+    requirements["payTo"] = pay_to;
+    return boost::json::value{{"x402Version", 2},
+                              {"paymentPayload", {{"x402Version", 2},
+                                                  {"resource", {{"url", "https://weather.example.com/v1/weather"}}},
+                                                  {"accepted", requirements},
+                                                  {"payload", {{"nonce", nonce}}}}},
+                              {"paymentRequirements", requirements}};
+  };
+  catalog::settle_batch events;
+  for (auto [pay_to, nonce] : {std::pair{test::pay_to, 1}, {test::pay_to, 1}, {std::string{"uregtest1nobody"}, 2}}) {
+    auto event = rules::derive_settlement(body(pay_to, nonce));
+    CAF_REQUIRE(event.has_value());
+    events.push_back(std::move(*event));
+  }
+  auto settled = self->request(feed, caf::infinite, catalog::atom::settle::value, std::move(events));
+  auto outcomes = answer<catalog::settle_outcomes>(settled);
+  CAF_REQUIRE(outcomes);
+  CAF_REQUIRE_EQUAL(outcomes->size(), 3u);
+  CAF_CHECK((*outcomes)[0].state == catalog::settle_outcome::status::success);
+  CAF_CHECK((*outcomes)[1].state == catalog::settle_outcome::status::success);
+  CAF_CHECK((*outcomes)[2].cause == catalog::settle_rejection::unknown_payee);
+  CAF_CHECK_EQUAL(snap()->items[0]->record().paid_calls, 1u);
+  CAF_CHECK_EQUAL(engine->context().stats->settles_repeated.load(), 1u);
+
+  auto removed = self->request(feed, caf::infinite, catalog::atom::delist::value, std::string{"p1"}, catalog::delist_command{true, {}});
+  auto delisted = answer<catalog::write_outcome>(removed);
+  CAF_CHECK(delisted->state == catalog::write_outcome::status::ok);
+  CAF_CHECK_EQUAL(delisted->accepted, 1u);
+  CAF_CHECK(snap()->items.empty());
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()

@@ -1,6 +1,7 @@
 #include "z402/catalog/engine.hpp"
 
 #include "z402/catalog/feed_actor.hpp"
+#include "z402/catalog/forwarded_writes_actor.hpp"
 #include "z402/catalog/payment_file.hpp"
 #include "z402/catalog/persistence_actor.hpp"
 #include "z402/catalog/registry_actor.hpp"
@@ -54,7 +55,7 @@ engine::engine(caf::actor_system& sys, engine_options options) {
     // A follower's items are the primary's: no PROVIDER owns them here (their timers run on the
     // primary, whose changes arrive), and the REPLICA publishes them.
     directory_ = std::make_shared<provider_directory>(sys, ctx_, registry_, std::unordered_map<std::string, item_list>{});
-    replica_ = sys.spawn(catalog::replica, ctx_, &store_, persistence_, *options.follow);
+    replica_ = sys.spawn(catalog::replica, ctx_, &store_, persistence_, *options.follow, std::move(options.on_keyring));
   } else {
     std::vector<std::string> loaded;
     for (auto& [name, items] : initial_of) loaded.push_back(name);
@@ -89,15 +90,19 @@ declare_command make_declare_command(std::vector<rules::declared_item> items, st
   return cmd;
 }
 
+// A follower's writes go to the primary through its REPLICA; a primary's to the PROVIDER.
 void engine::declare(const std::string& name, declare_command cmd, write_completion done) {
+  if (replica_) return caf::anon_send(replica_, atom::declare::value, name, std::move(cmd), std::move(done));
   caf::anon_send(directory_->get(name), atom::declare::value, std::move(cmd), std::move(done));
 }
 
 void engine::delist(const std::string& name, delist_command cmd, write_completion done) {
+  if (replica_) return caf::anon_send(replica_, atom::delist::value, name, std::move(cmd), std::move(done));
   caf::anon_send(directory_->get(name), atom::delist::value, std::move(cmd), std::move(done));
 }
 
 void engine::repeat_declaration(const std::string& name, std::string digest, write_completion done) {
+  if (replica_) return caf::anon_send(replica_, atom::repeat::value, name, std::move(digest), std::move(done));
   caf::anon_send(directory_->get(name), atom::repeat::value, std::move(digest), std::move(done));
 }
 
@@ -111,20 +116,28 @@ void engine::settle(boost::json::value body, settle_completion done) {
 }
 
 void engine::settle(rules::settlement event, settle_completion done) {
+  if (replica_) return settle(settle_batch{std::move(event)}, settle_answers{std::move(done)});
   caf::anon_send(settle_, atom::settle::value, std::move(event), std::move(done));
 }
 
 void engine::settle(settle_batch events, settle_answers answers) {
+  if (replica_) return caf::anon_send(replica_, atom::settle::value, std::move(events), std::move(answers));
   caf::anon_send(settle_, atom::settle::value, std::move(events), std::move(answers));
 }
 
 feed_remote_actor engine::feed() {
   if (!feed_) {
     // Made from the snapshot readers see now; the REGISTRY sends every later one.
-    feed_ = registry_->home_system().spawn(catalog::feed, ctx_, store_.load(), ctx_.epoch, feed_window_);
+    auto& sys = registry_->home_system();
+    writes_ = sys.spawn(catalog::forwarded_writes_handler, directory_, settle_);
+    feed_ = sys.spawn(catalog::feed, ctx_, store_.load(), ctx_.epoch, feed_window_, writes_);
     caf::anon_send(registry_, atom::watch::value, publication_watcher{feed_});
   }
   return feed_;
+}
+
+void engine::set_keyring(std::string text) {
+  if (feed_) caf::anon_send(feed_, atom::keyring::value, std::move(text));
 }
 
 void engine::forget_provider(const std::string& name) {
@@ -140,6 +153,7 @@ void engine::stop() {
   stop(settle_);
   stop(replica_);
   stop(feed_);
+  stop(writes_);
   stop(registry_);
   stop(persistence_);
 }

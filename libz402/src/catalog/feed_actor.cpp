@@ -23,13 +23,14 @@ catalog_delta delta_between(const snapshot& from, const snapshot& to, std::uint6
 }
 
 feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, engine_context ctx, snapshot_ptr current,
-                               std::uint64_t epoch, std::size_t window) {
+                               std::uint64_t epoch, std::size_t window, writes_actor writes) {
   auto& st = self->state;
   st.ctx = std::move(ctx);
   st.ctx.log = st.ctx.log.with_component("cluster.feed");
   st.epoch = epoch;
   st.window = std::max<std::size_t>(1, window);
   st.recent.push_back(std::move(current));
+  st.writes = std::move(writes);
   self->delayed_send(self, feed_heartbeat, atom::tick::value);
   self->set_down_handler([=](const caf::down_msg& down) {
     auto& followers = self->state.followers;
@@ -42,6 +43,8 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
         auto& st = self->state;
         auto& latest = st.recent.back();
         auto held = std::find_if(st.recent.begin(), st.recent.end(), [&](auto& s) { return s->version == version; });
+        // The keys first: by the time the follower serves this catalog it can take writes for it.
+        if (!st.keyring.empty()) self->send(replica, atom::keyring::value, st.keyring);
         if (epoch == st.epoch && held != st.recent.end()) {
           self->send(replica, atom::delta::value, delta_between(**held, *latest, st.epoch));
         } else {
@@ -81,6 +84,23 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
         }
         self->delayed_send(self, feed_heartbeat, atom::tick::value);
       },
+      [=](atom::keyring, std::string& text) {
+        auto& st = self->state;
+        if (text == st.keyring) return;
+        st.keyring = std::move(text);
+        for (auto& f : st.followers) self->send(f.replica, atom::keyring::value, st.keyring);
+      },
+      // Writes a follower forwards: WRITES answers the follower directly.
+      [=](atom::declare a, std::string& provider, declare_command& cmd) {
+        return self->delegate(self->state.writes, a, std::move(provider), std::move(cmd));
+      },
+      [=](atom::repeat a, std::string& provider, std::string& digest) {
+        return self->delegate(self->state.writes, a, std::move(provider), std::move(digest));
+      },
+      [=](atom::delist a, std::string& provider, delist_command& cmd) {
+        return self->delegate(self->state.writes, a, std::move(provider), std::move(cmd));
+      },
+      [=](atom::settle a, settle_batch& events) { return self->delegate(self->state.writes, a, std::move(events)); },
   };
 }
 

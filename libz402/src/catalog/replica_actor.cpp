@@ -67,16 +67,32 @@ void reach(self_ptr self) {
   });
 }
 
+// A write forwarded to the primary; `done` gets its outcome, or unavailable without a link or
+// an answer in time (the client tries again).
+template <class... Ts>
+void forward_write(self_ptr self, write_completion& done, Ts&&... xs) {
+  if (!self->state.feed) return done(write_outcome::unavailable("the primary is unreachable; try again shortly"));
+  self->request(self->state.feed, forward_timeout, std::forward<Ts>(xs)...)
+      .then([done](write_outcome& o) { done(std::move(o)); },
+            [done](caf::error&) { done(write_outcome::unavailable("the primary did not answer; try again shortly")); });
+}
+
+void refuse_all(settle_answers& answers, const std::string& why) {
+  for (auto& a : answers) a(settle_outcome::rejected(settle_rejection::unavailable, why));
+}
+
 }  // namespace
 
 replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_state> self, engine_context ctx,
-                                     snapshot_store* store, persistence_actor persistence, config::listen_address primary) {
+                                     snapshot_store* store, persistence_actor persistence, config::listen_address primary,
+                                     std::function<void(const std::string&)> on_keyring) {
   auto& st = self->state;
   st.ctx = std::move(ctx);
   st.ctx.log = st.ctx.log.with_component("cluster.replica");
   st.store = store;
   st.persistence = std::move(persistence);
   st.primary = std::move(primary);
+  st.on_keyring = std::move(on_keyring);
   // Until the primary answers, the node serves the catalog it loaded from its own file.
   st.items = store->load()->items;
   set_link(self, primary_link::reaching);
@@ -129,6 +145,28 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
           return;
         }
         publish(self, apply(st, d), d.bytes, d.providers);
+      },
+      [=](atom::keyring, std::string& text) {
+        if (self->state.on_keyring) self->state.on_keyring(text);
+      },
+      [=](atom::declare a, std::string& provider, declare_command& cmd, write_completion& done) {
+        forward_write(self, done, a, std::move(provider), std::move(cmd));
+      },
+      [=](atom::repeat a, std::string& provider, std::string& digest, write_completion& done) {
+        forward_write(self, done, a, std::move(provider), std::move(digest));
+      },
+      [=](atom::delist a, std::string& provider, delist_command& cmd, write_completion& done) {
+        forward_write(self, done, a, std::move(provider), std::move(cmd));
+      },
+      [=](atom::settle a, settle_batch& events, settle_answers& answers) {
+        if (!self->state.feed) return refuse_all(answers, "the primary is unreachable; try again shortly");
+        self->request(self->state.feed, forward_timeout, a, std::move(events))
+            .then(
+                [answers](settle_outcomes& outcomes) mutable {
+                  if (outcomes.size() != answers.size()) return refuse_all(answers, "the primary's answer did not match the batch");
+                  for (std::size_t i = 0; i < answers.size(); ++i) answers[i](std::move(outcomes[i]));
+                },
+                [answers](caf::error&) mutable { refuse_all(answers, "the primary did not answer; try again shortly"); });
       },
   };
 }

@@ -161,12 +161,6 @@ std::optional<response> screen(app_state& app, const request_header& req, route 
     res.set(bhttp::field::allow, allowed_methods(r));
     return res;
   }
-  if (app.engine.follower() && (r == route::settled || r == route::declarations)) {
-    // A follower's catalog is the primary's: it takes no write of its own (issue 16).
-    auto res = error_response(503, "unavailable", "this node follows a primary and takes no writes; send them to the primary");
-    res.set(bhttp::field::retry_after, "1");
-    return res;
-  }
   auto token = bearer_token(req);
   if (r == route::settled) {
     if (token && app.keys.is_settle_key(*token)) return std::nullopt;
@@ -219,6 +213,14 @@ response handle_read(app_state& app, const request& req, route r) {
 
 namespace {
 
+// A write that did not land. At a follower it means the primary was not reached (issue 16):
+// the client is told when to try again.
+response unavailable_write(const app_state& app, const std::string& why) {
+  auto res = error_response(503, "unavailable", why);
+  if (app.engine.follower()) res.set(bhttp::field::retry_after, "1");
+  return res;
+}
+
 response declared_response(app_state& app, const catalog::write_outcome& outcome) {
   using status = catalog::write_outcome::status;
   if (outcome.state == status::ok) {
@@ -231,7 +233,7 @@ response declared_response(app_state& app, const catalog::write_outcome& outcome
     return invalid_request(outcome.message, std::nullopt, "items", outcome.message);
   }
   app.declarations.unavailable.add();
-  return error_response(503, "unavailable", outcome.message);
+  return unavailable_write(app, outcome.message);
 }
 
 /// Every rule on the body, then the upsert; `reply` runs once, and `slot` goes with it.
@@ -294,9 +296,9 @@ void handle_delisting(app_state& app, const request& req, const auth::provider_r
   catalog::delist_command cmd{named->all, {}};
   for (auto& id : named->items) cmd.keys.push_back(id.key());
   app.engine.delist(provider.name, std::move(cmd),
-                    catalog::write_completion{[slot, reply](catalog::write_outcome o) {
+                    catalog::write_completion{[&app, slot, reply](catalog::write_outcome o) {
                                                 if (o.state != catalog::write_outcome::status::ok)
-                                                  return reply(error_response(503, "unavailable", o.message));
+                                                  return reply(unavailable_write(app, o.message));
                                                 reply(json_response(200, boost::json::serialize(boost::json::object{{"removed", o.accepted}})));
                                               },
                                               catalog::write_outcome::unavailable("the catalog is shutting down")});
@@ -309,7 +311,12 @@ void handle_settlement(app_state& app, const request& req, std::function<void(re
   if (!event) return reply(invalid_request(event.error().message(), std::nullopt, event.error().field, event.error().reason));
   // No admission control here: a valid settle event never gets a 5xx (catalog.md §3). What is
   // in flight is bounded all the same, by the connections and their pipeline limit.
-  auto done = [reply](catalog::settle_outcome outcome) {
+  auto done = [&app, reply](catalog::settle_outcome outcome) {
+    // A valid settle is answered 200 either way (catalog.md §3), except at a follower that did
+    // not reach its primary: nothing was counted, and the rail node must try again.
+    if (app.engine.follower() && outcome.state == catalog::settle_outcome::status::rejected &&
+        outcome.cause == catalog::settle_rejection::unavailable)
+      return reply(unavailable_write(app, outcome.reason));
     boost::json::object bazaar{{"status", outcome.state == catalog::settle_outcome::status::success ? "success" : "rejected"}};
     if (outcome.state == catalog::settle_outcome::status::rejected) bazaar["rejectedReason"] = outcome.reason;
     auto json = boost::json::serialize(boost::json::object{{"bazaar", std::move(bazaar)}});

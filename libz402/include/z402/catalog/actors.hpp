@@ -36,6 +36,8 @@ using copy = caf::atom_constant<caf::atom("copy")>;
 using delta = caf::atom_constant<caf::atom("delta")>;
 using connected = caf::atom_constant<caf::atom("connected")>;
 using connect = caf::atom_constant<caf::atom("connect")>;
+using keyring = caf::atom_constant<caf::atom("keyring")>;
+using answered = caf::atom_constant<caf::atom("answered")>;
 }  // namespace atom
 
 /// PERSISTENCE: writes the newest snapshot to the catalog file (persistence_actor.hpp).
@@ -60,27 +62,59 @@ using replica_feed_actor = caf::typed_actor<
     /// FEED: the whole catalog, when the follower holds nothing the feed can continue from.
     caf::reacts_to<atom::copy, catalog_copy>,
     /// FEED: the next publication's changes, from the version the follower holds.
-    caf::reacts_to<atom::delta, catalog_delta>>;
+    caf::reacts_to<atom::delta, catalog_delta>,
+    /// FEED: the primary's provider records and settle keys (hashes only), as its keyring file
+    /// holds them: on subscribing and on every change. The follower authenticates with them.
+    caf::reacts_to<atom::keyring, std::string>>;
 
-/// FEED as a follower sees it: the one message a published FEED takes from another node.
-using feed_remote_actor = caf::typed_actor<
+/// The writes a follower forwards to its primary (issue 16 point 2): authenticated and checked
+/// at the follower, so the rules' CPU stays off the primary; the answer is the primary's.
+using forwarded_writes = caf::typed_actor<
+    /// REPLICA: (provider, its checked declaration) for that provider's PROVIDER.
+    caf::replies_to<atom::declare, std::string, declare_command>::with<write_outcome>,
+    /// REPLICA: (provider, body digest) a heartbeat, as engine::repeat_declaration.
+    caf::replies_to<atom::repeat, std::string, std::string>::with<write_outcome>,
+    /// REPLICA: (provider, what to remove) as engine::delist.
+    caf::replies_to<atom::delist, std::string, delist_command>::with<write_outcome>,
+    /// REPLICA: derived settles for SETTLE; one outcome per event, in order.
+    caf::replies_to<atom::settle, settle_batch>::with<settle_outcomes>>;
+
+/// FEED as a follower sees it: the only messages a published FEED takes from another node.
+using feed_remote_actor = forwarded_writes::extend<
     /// REPLICA of a follower: (epoch, version) it holds; answered with the changes since that
     /// version when the feed still has it, a copy otherwise, then every publication's changes.
     caf::reacts_to<atom::subscribe, std::uint64_t, std::uint64_t, replica_feed_actor>>;
 
-/// FEED: the primary's publications for its followers (feed_actor.hpp).
+/// FEED: the primary's publications for its followers (feed_actor.hpp); forwarded writes it
+/// delegates to WRITES.
 using feed_actor = feed_remote_actor::extend<
     /// REGISTRY: a new publication (as publication_watcher).
     caf::reacts_to<atom::published, snapshot_ptr>,
     /// itself: a second has passed; followers that were sent nothing hear from it anyway.
-    caf::reacts_to<atom::tick>>;
+    caf::reacts_to<atom::tick>,
+    /// ENGINE: the keyring file's text, at start and whenever it changed.
+    caf::reacts_to<atom::keyring, std::string>>;
+
+/// WRITES: a primary's forwarded writes, handed to its PROVIDERs and SETTLE
+/// (forwarded_writes_actor.hpp).
+using writes_actor = forwarded_writes::extend<
+    /// a PROVIDER's completion: (ticket, outcome) of a forwarded write.
+    caf::reacts_to<atom::answered, std::uint64_t, write_outcome>,
+    /// SETTLE's completions, collected: (ticket, outcomes) of a forwarded batch.
+    caf::reacts_to<atom::answered, std::uint64_t, settle_outcomes>>;
 
 /// REPLICA: a follower's catalog, kept equal to the primary's (replica_actor.hpp).
 using replica_actor = replica_feed_actor::extend<
     /// its link: the primary's FEED, reached; the replica subscribes and watches it.
     caf::reacts_to<atom::connected, feed_remote_actor>,
     /// itself: the primary is unreachable; try to reach it again.
-    caf::reacts_to<atom::connect>>;
+    caf::reacts_to<atom::connect>,
+    /// ENGINE: writes at this follower, forwarded to the primary; each completion gets the
+    /// primary's outcome, or unavailable when the link is down or the primary did not answer.
+    caf::reacts_to<atom::declare, std::string, declare_command, write_completion>,
+    caf::reacts_to<atom::repeat, std::string, std::string, write_completion>,
+    caf::reacts_to<atom::delist, std::string, delist_command, write_completion>,
+    caf::reacts_to<atom::settle, settle_batch, settle_answers>>;
 
 /// REGISTRY: the global totals and the published snapshots (registry_actor.hpp).
 using registry_actor = caf::typed_actor<

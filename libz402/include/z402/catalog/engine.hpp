@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,9 @@ struct engine_options {
   /// A follower of the primary at this address (issue 16): its catalog is the primary's, kept by
   /// a REPLICA; no PROVIDER runs and nothing is written here. Empty: this node writes.
   std::optional<config::listen_address> follow;
+  /// A follower's: the primary's keyring file text, each time it arrives (on the REPLICA's
+  /// thread). The server writes it to its own keyring file and reloads it.
+  std::function<void(const std::string&)> on_keyring;
   /// A primary's FEED keeps this many recent versions, so a follower that lost its link resumes
   /// from the version it holds (about 4 s at the write load of the benchmark suite).
   std::size_t feed_window = 64;
@@ -87,12 +91,17 @@ class engine {
   /// disk (true with no catalog file once published).
   bool flush();
 
+  /// A primary's: the keyring file's text (provider records and settle keys, hashes only), for
+  /// the FEED to send its followers; at start and whenever the file changed.
+  void set_keyring(std::string text);
+
   /// The provider was removed: its items leave the catalog.
   void forget_provider(const std::string& provider);
 
   const engine_context& context() const { return ctx_; }
 
-  /// Whether this node follows a primary (engine_options::follow): it takes no writes.
+  /// Whether this node follows a primary (engine_options::follow): its writes are forwarded to
+  /// the primary, which answers them.
   bool follower() const { return static_cast<bool>(replica_); }
 
   /// The FEED of a primary, spawned on the first call (issue 16): publish it with
@@ -111,6 +120,7 @@ class engine {
   std::shared_ptr<provider_directory> directory_;
   replica_actor replica_;  // a follower's; null on a primary
   feed_actor feed_;        // a primary's, once asked for
+  writes_actor writes_;    // with the FEED: the writes its followers forward
   std::size_t feed_window_ = 0;
 };
 

@@ -7,6 +7,10 @@
 // snapshots, not kept per publication: a follower is always sent the difference between what it
 // was last sent and the newest version. A follower sent nothing for a second gets an empty
 // change, so its "last heard from the primary" bounds how stale what it serves can be.
+//
+// It also sends each follower the primary's keyring (provider records and settle keys, as
+// hashes), on subscribing and on every change, so the follower authenticates writes itself; the
+// writes it forwards are delegated to WRITES (forwarded_writes_actor.hpp), which answers them.
 #include "z402/catalog/actors.hpp"
 #include "z402/catalog/engine_context.hpp"
 
@@ -36,11 +40,13 @@ struct feed_state {
   std::size_t window = 0;
   std::deque<snapshot_ptr> recent;  // oldest first; the newest is last
   std::vector<follower> followers;
+  std::string keyring;  // the keyring file's text; empty until the engine sends it
+  writes_actor writes;
 
   static inline const char* name = "z402.feed";
 };
 
 feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, engine_context ctx, snapshot_ptr current,
-                               std::uint64_t epoch, std::size_t window);
+                               std::uint64_t epoch, std::size_t window, writes_actor writes);
 
 }  // namespace z402::catalog

@@ -7,6 +7,13 @@
 // down it keeps serving what it holds, marks the primary unreachable and reaches it again with
 // backoff (100 ms doubling to 5 s); changes that do not continue from the version it holds
 // (a publication lost with the link) are asked for again from that version.
+//
+// Writes at the follower were authenticated and checked here; the REPLICA forwards them to the
+// primary's FEED (which delegates them to WRITES) and answers with the primary's outcome. While
+// the link is down, or when the primary does not answer within 5 s, they are answered
+// unavailable, and the client tries again: a settle sent twice still counts once. The primary's
+// keyring arrives with the feed and goes to `on_keyring` (the server writes it to its own
+// keyring file, so its authentication matches the primary's and a promoted follower has it).
 #include "z402/catalog/actors.hpp"
 #include "z402/catalog/engine_context.hpp"
 #include "z402/config/listen_address.hpp"
@@ -14,6 +21,8 @@
 #include <caf/all.hpp>
 
 #include <chrono>
+#include <functional>
+#include <string>
 
 namespace z402::catalog {
 
@@ -29,11 +38,16 @@ struct replica_state {
   feed_remote_actor feed;
   std::chrono::milliseconds backoff{0};
   std::string last_failure;  // why the last attempt to reach the FEED failed, as logged
+  std::function<void(const std::string&)> on_keyring;
 
   static inline const char* name = "z402.replica";
 };
 
+/// Longest a forwarded write waits for the primary's answer before it is answered unavailable.
+inline constexpr std::chrono::seconds forward_timeout{5};
+
 replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_state> self, engine_context ctx,
-                                     snapshot_store* store, persistence_actor persistence, config::listen_address primary);
+                                     snapshot_store* store, persistence_actor persistence, config::listen_address primary,
+                                     std::function<void(const std::string&)> on_keyring);
 
 }  // namespace z402::catalog
