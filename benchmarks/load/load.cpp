@@ -236,7 +236,10 @@ net::awaitable<std::string> read_description(connection& conn, std::size_t provi
 /// Polls the provider's first item until its description carries the beat's revision.
 net::awaitable<void> prober(shared_state& s, lane_stats& lane) {
   auto ex = co_await net::this_coro::executor;
-  connection conn{ex, s.options};
+  // At a follower, what is probed is the time from the primary's answer to the follower's reads.
+  auto probed = s.options;
+  if (!probed.probe_port.empty()) probed.port = probed.probe_port;
+  connection conn{ex, probed};
   net::steady_timer idle{ex};
   while (clock_type::now() < s.end || !s.probes.empty()) {
     if (s.probes.empty()) {

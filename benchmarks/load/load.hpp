@@ -25,6 +25,7 @@ struct load_options {
   std::size_t declarers = 0;         // providers that heartbeat (each with its own connection)
   std::size_t invalid_every = 0;     // 0: none; N: every Nth beat of a declarer is a declaration that must get 400
   std::size_t change_every = 0;      // 0: beats repeat; N: every Nth beat changes the first item's content (probed)
+  std::string probe_port;            // empty: probes read the target; else this port on the same host (a follower)
   bool accept_gzip = false;          // readers send Accept-Encoding: gzip, deflate, as node's fetch and browsers do
   double settles_per_second = 0;
   std::size_t settle_connections = 16;

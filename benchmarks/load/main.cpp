@@ -4,8 +4,9 @@
 //       and writes what `run` needs (keys, terms, shape) to FILE.
 //   z402-load run --target URL --keys FILE [--duration 30] [--threads 1] [--readers 64] [--limit 100]
 //       [--search-every 0] [--declare-every-ms 0] [--declarers 0] [--invalid-every 0] [--change-every 0]
-//       [--settles-per-second 0] [--settle-connections 16] [--accept-gzip 0] [--json FILE]
-//       prints a progress line each second and a summary (requests/s, p50/p99/p999, errors).
+//       [--settles-per-second 0] [--settle-connections 16] [--accept-gzip 0] [--probe-target URL] [--json FILE]
+//       prints a progress line each second and a summary (requests/s, p50/p99/p999, errors);
+//       --probe-target reads the probed declarations elsewhere (a follower: the replication lag).
 //   z402-load searchable --target URL --keys FILE [--rounds 20] [--json FILE]
 //       how long a content change takes to be searchable (p50, p99, max).
 #include "load.hpp"
@@ -34,7 +35,7 @@ int usage(const std::string& why) {
             << "       z402-load run --target URL --keys FILE [--duration S] [--threads N] [--readers N] [--limit N]\n"
             << "                 [--search-every N] [--declare-every-ms MS] [--declarers N] [--invalid-every N]\n"
             << "                 [--change-every N] [--settles-per-second N] [--settle-connections N] [--accept-gzip 0|1]\n"
-            << "                 [--json FILE]\n"
+            << "                 [--probe-target URL] [--json FILE]\n"
             << "       z402-load searchable --target URL --keys FILE [--rounds N] [--json FILE]\n";
   return 2;
 }
@@ -153,6 +154,12 @@ int main(int argc, char** argv) {
     return usage("a number is out of its bounds (duration 1-600 s, threads 1-8, readers <= 1024, limit 1-1000, "
                  "declarers <= providers, settles <= 100000/s, settle connections 1-256, accept-gzip 0 or 1)");
   o.accept_gzip = gzip == 1;
+  if (a.contains("--probe-target")) {
+    auto probe = wire::parse_absolute_url(a["--probe-target"]);
+    if (!probe || probe->scheme != "http" || probe->host != target->host || probe->port.empty())
+      return usage("--probe-target must be an http:// URL with a port on the --target's host");
+    o.probe_port = probe->port;
+  }
   o.duration = std::chrono::seconds{duration};
   o.declare_every = std::chrono::milliseconds{declare_ms};
   o.settles_per_second = static_cast<double>(settles);
