@@ -17,7 +17,7 @@ import {
 } from "./lib/server.mjs";
 import { makeCa, makeServerCert } from "./lib/tls.mjs";
 
-let dirs, primary, followers, proxy, providerKey, settleKey, terms, feedPort, cas;
+let dirs, primary, followers, proxy, providerKey, settleKey, terms, feedPort, cas, countedAtFollower;
 const payTo = "uregtest1cluster";
 const route = (n) => `https://cluster.example.com/v1/route-${n}`;
 
@@ -181,6 +181,7 @@ test("a settle at a follower counts at the primary; the same payment at the othe
   const counted = await paidCalls(primary);
   const { settles } = await health(primary);
   const body = settleBody(terms, payTo, route(1));
+  countedAtFollower = body;
   const first = await settleAt(followers[0], body);
   assert.equal(first.status, 200);
   assert.equal(first.json.bazaar.status, "success");
@@ -268,10 +269,33 @@ test("SIGKILL of the primary under a settle load at a follower: reads go on, wri
   for (const f of followers) assert.equal(await paidCalls(f), await paidCalls(primary));
 });
 
+test("a follower restarted without --follow is a primary with the primary's keys, catalog and remembered payments", async () => {
+  const promoted = followers[1];
+  const served = await get(promoted, "/discovery/resources");
+  await stopServer(promoted);
+  followers[1] = await startServer(dirs[2]);
+  const node = followers[1];
+  const h = await health(node);
+  assert.equal(h.role, "standalone");
+  assert.equal((await get(node, "/discovery/resources")).body, served.body);  // served at once from its own file
+  // The primary's keys came with the feed: its provider declares here, its rail node settles here.
+  assert.equal((await declare(node.url, providerKey, { items: [item(terms, payTo, route(1)), item(terms, payTo, route(8))] })).status, 200);
+  const before = await paidCalls(node);
+  // A payment the primary counted (reported at the other follower) is remembered: not counted again.
+  const repeat = await settleAt(node, countedAtFollower);
+  assert.equal(repeat.json.bazaar.status, "success");
+  assert.equal((await settleAt(node, settleBody(terms, payTo, route(1)))).json.bazaar.status, "success");
+  await waitFor("the new payment counted", async () => (await paidCalls(node)) === before + 1, 3000);
+  const { settles } = await health(node);
+  assert.equal(settles.counted, 1);
+  assert.equal(settles.repeated, 1);
+});
+
 test("a node whose certificate another CA signed is refused at the handshake, says so, and changes nothing", async () => {
   const dir = newDataDir();
   try {
     joinCluster(dir, cas[1], "stranger");
+    const members = (await health(primary)).followers;
     const stranger = await startServer(dir, ["--follow", `127.0.0.1:${feedPort}`]);
     try {
       await waitFor("the refusal logged", async () => /cannot reach the primary's feed.*reason=.*handshake/.test(stranger.log()), 5000);
@@ -282,7 +306,7 @@ test("a node whose certificate another CA signed is refused at the handshake, sa
       // Said once, not once per attempt (it tries again with backoff).
       await sleep(scaled(1000));
       assert.equal(stranger.log().match(/cannot reach the primary's feed/g).length, 1);
-      await waitFor("the members still subscribed", async () => (await health(primary)).followers === 2, 3000);
+      await waitFor("the members still subscribed", async () => (await health(primary)).followers === members, 3000);
     } finally {
       await stopServer(stranger);
     }
@@ -294,12 +318,13 @@ test("a node whose certificate another CA signed is refused at the handshake, sa
 test("a node without cluster credentials cannot follow a TLS primary", async () => {
   const dir = newDataDir();
   try {
+    const members = (await health(primary)).followers;
     const plain = await startServer(dir, ["--follow", `127.0.0.1:${feedPort}`]);
     try {
       assert.match(plain.log(), /over plain BASP \(loopback only\)/);
       await waitFor("the failure logged", async () => /cannot reach the primary's feed/.test(plain.log()), 8000);
       assert.equal((await health(plain)).primary.linksMade, 0);
-      await waitFor("the members still subscribed", async () => (await health(primary)).followers === 2, 3000);
+      await waitFor("the members still subscribed", async () => (await health(primary)).followers === members, 3000);
     } finally {
       await stopServer(plain);
     }

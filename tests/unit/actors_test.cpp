@@ -191,7 +191,10 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
   auto v1 = catalog::make_snapshot(7, 1, {a, b}, 0, 1, test::start_ms);
   auto v2 = catalog::make_snapshot(7, 2, {a, b2, c}, 2222, 2, test::start_ms);
   auto v3 = catalog::make_snapshot(7, 3, {b2, c}, 0, 1, test::start_ms);
-  auto v4 = catalog::make_snapshot(7, 4, {b2}, 0, 1, test::start_ms);
+  // v4 first counted two payments: they travel with its changes, for the follower to save.
+  auto counted = std::make_shared<const std::vector<catalog::payment_record>>(
+      std::vector<catalog::payment_record>{{{1, 2}, test::start_ms}, {{3, 4}, test::start_ms}});
+  auto v4 = catalog::make_snapshot(7, 4, {b2}, 0, 1, test::start_ms, nullptr, counted);
   auto d = catalog::delta_between(*v1, *v2, 7);
   CAF_CHECK_EQUAL(d.from, 1u);
   CAF_CHECK_EQUAL(d.version, 2u);
@@ -207,6 +210,7 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
       return {
           [got](catalog::atom::copy, catalog::catalog_copy& c) { got->push_back("copy " + std::to_string(c.version)); },
           [got](catalog::atom::delta, catalog::catalog_delta& d) {
+            if (!d.payments.empty()) got->push_back("payments " + std::to_string(d.payments.size()));
             got->push_back("delta " + std::to_string(d.from) + "-" + std::to_string(d.version) + " +" +
                            std::to_string(d.upserts.size()) + " -" + std::to_string(d.removed.size()));
           },
@@ -230,7 +234,10 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
   CAF_CHECK_EQUAL(ctx.stats->followers.load(), 3u);
   self->send(feed, catalog::atom::published::value, v4);
   sched.run();
-  for (auto& got : {resumed, behind, other_run}) CAF_CHECK_EQUAL(got->back(), "delta 3-4 +0 -1");
+  for (auto& got : {resumed, behind, other_run}) {
+    CAF_CHECK_EQUAL(got->back(), "delta 3-4 +0 -1");
+    CAF_CHECK_EQUAL(got->at(got->size() - 2), "payments 2");
+  }
   // v4 went out within this second, so its tick stays quiet; after a whole second with nothing
   // published, each follower hears from the feed anyway.
   advance(catalog::feed_heartbeat + 10ms);

@@ -22,6 +22,13 @@ catalog_delta delta_between(const snapshot& from, const snapshot& to, std::uint6
   return d;
 }
 
+std::vector<payment_record> payments_between(const std::deque<snapshot_ptr>& recent, std::uint64_t from, std::uint64_t to) {
+  std::vector<payment_record> out;
+  for (auto& s : recent)
+    if (s->version > from && s->version <= to && s->payments) out.insert(out.end(), s->payments->begin(), s->payments->end());
+  return out;
+}
+
 feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, engine_context ctx, snapshot_ptr current,
                                std::uint64_t epoch, std::size_t window, writes_actor writes) {
   auto& st = self->state;
@@ -46,7 +53,9 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
         // The keys first: by the time the follower serves this catalog it can take writes for it.
         if (!st.keyring.empty()) self->send(replica, atom::keyring::value, st.keyring);
         if (epoch == st.epoch && held != st.recent.end()) {
-          self->send(replica, atom::delta::value, delta_between(**held, *latest, st.epoch));
+          auto d = delta_between(**held, *latest, st.epoch);
+          d.payments = payments_between(st.recent, version, latest->version);
+          self->send(replica, atom::delta::value, std::move(d));
         } else {
           self->send(replica, atom::copy::value, catalog_copy{st.epoch, latest->version, latest->items, latest->bytes, latest->providers});
         }
@@ -69,6 +78,7 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
           if (f.sent != from) {
             from = f.sent;
             changes = delta_between(*from, *snap, st.epoch);
+            changes.payments = payments_between(st.recent, from->version, snap->version);
           }
           self->send(f.replica, atom::delta::value, changes);
           f.sent = snap;

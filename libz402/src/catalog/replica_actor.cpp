@@ -17,12 +17,15 @@ void set_link(self_ptr self, primary_link link) {
   self->state.ctx.stats->primary.store(link, std::memory_order_relaxed);
 }
 
-// Publishes what the replica holds, under the primary's version and with its totals.
-void publish(self_ptr self, bool content_changed, std::size_t bytes, std::size_t providers) {
+// Publishes what the replica holds, under the primary's version and with its totals; the
+// payments the primary counted in it are saved with it, as the primary's are.
+void publish(self_ptr self, bool content_changed, std::size_t bytes, std::size_t providers,
+             std::vector<payment_record> payments = {}) {
   auto& st = self->state;
   if (content_changed || !st.indexes) st.indexes = std::make_shared<const content_indexes>();
   auto now = st.ctx.clock->now_ms();
-  auto snap = make_snapshot(st.epoch, st.version, st.items, bytes, providers, now, st.indexes);
+  auto counted = payments.empty() ? nullptr : std::make_shared<const std::vector<payment_record>>(std::move(payments));
+  auto snap = make_snapshot(st.epoch, st.version, st.items, bytes, providers, now, st.indexes, std::move(counted));
   st.store->publish(snap);
   if (st.persistence) self->send(st.persistence, atom::persist::value, snap);
   st.ctx.stats->primary_contact_ms.store(now, std::memory_order_relaxed);
@@ -144,7 +147,7 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
           st.ctx.stats->primary_contact_ms.store(st.ctx.clock->now_ms(), std::memory_order_relaxed);
           return;
         }
-        publish(self, apply(st, d), d.bytes, d.providers);
+        publish(self, apply(st, d), d.bytes, d.providers, std::move(d.payments));
       },
       [=](atom::keyring, std::string& text) {
         if (self->state.on_keyring) self->state.on_keyring(text);

@@ -28,6 +28,9 @@ inline constexpr std::chrono::seconds feed_heartbeat{1};
 /// (new, or a new version with the same seq) and the seqs of `from` that `to` no longer lists.
 catalog_delta delta_between(const snapshot& from, const snapshot& to, std::uint64_t epoch);
 
+/// The payments first counted in the versions of `recent` after `from` up to `to`, in order.
+std::vector<payment_record> payments_between(const std::deque<snapshot_ptr>& recent, std::uint64_t from, std::uint64_t to);
+
 struct feed_state {
   struct follower {
     replica_feed_actor replica;

@@ -74,6 +74,9 @@ struct catalog_delta {
   std::vector<std::uint64_t> removed;  // seqs of items that left
   std::size_t bytes = 0;               // the primary's totals at `version`
   std::size_t providers = 0;
+  // The payments first counted after `from` up to `version`: the follower saves them as the
+  // primary does, so once promoted it still counts each of them once.
+  std::vector<payment_record> payments;
 };
 
 struct item_change {

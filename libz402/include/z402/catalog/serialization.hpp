@@ -125,7 +125,8 @@ typename Inspector::result_type inspect(Inspector& f, catalog_copy& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, catalog_delta& x) {
-  return f(caf::meta::type_name("catalog_delta"), x.epoch, x.from, x.version, x.upserts, x.removed, x.bytes, x.providers);
+  return f(caf::meta::type_name("catalog_delta"), x.epoch, x.from, x.version, x.upserts, x.removed, x.bytes, x.providers,
+           x.payments);
 }
 
 template <class Inspector>
