@@ -10,6 +10,7 @@
 #include "z402/config/atomic_file.hpp"
 #include "z402/http/handlers.hpp"
 #include "z402/http/server.hpp"
+#include "z402/wire/iso_time.hpp"
 
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/strand.hpp>
@@ -45,15 +46,18 @@ void bound_allocator_caches() {
 #endif
 }
 
-std::vector<catalog::item_record> load_catalog_records(const std::filesystem::path& file, const auth::keyring& keys,
-                                                       std::int64_t now, const telemetry::logger& log) {
+catalog::catalog_load load_catalog_records(const std::filesystem::path& file, const auth::keyring& keys, std::int64_t now,
+                                          const telemetry::logger& log) {
   auto loaded = catalog::load_catalog(file, now);
   if (loaded.state == catalog::catalog_load::status::corrupt)
     log.error("the catalog file " + file.string() + " is corrupt (" + loaded.problem + "); moved aside to " +
               loaded.moved_aside.string() + "; starting with an empty catalog that the next heartbeats rebuild");
   // Items of providers removed while the server was down do not come back.
-  std::erase_if(loaded.records, [&](auto& r) { return keys.find(r.provider) == nullptr; });
-  return std::move(loaded.records);
+  auto dropped = std::erase_if(loaded.records, [&](auto& r) { return keys.find(r.provider) == nullptr; });
+  // A follower resumes from the state the file holds only if it serves it as it was: every item
+  // kept, rendered for the same UTC day. Otherwise it takes a copy.
+  if (dropped || loaded.position.day != wire::utc_day(now)) loaded.position = {};
+  return loaded;
 }
 
 catalog::payee_map payees_of(const auth::keyring& keys) {
@@ -182,7 +186,10 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   options.catalog_file = cfg.data_dir / "catalog.json";
   options.payments_file = cfg.data_dir / "payments.bin";
   options.log = log;
-  options.initial = load_catalog_records(options.catalog_file, *keys.current(), options.clock->now_ms(), log);
+  auto loaded = load_catalog_records(options.catalog_file, *keys.current(), options.clock->now_ms(), log);
+  options.initial = std::move(loaded.records);
+  options.initial_epoch = loaded.position.epoch;
+  options.initial_version = loaded.position.version;
   options.follow = cfg.follow;
   // A follower's keys are its primary's: written here as they arrive, read by the file poll.
   options.on_keyring = [file = auth::keyring_path(cfg.data_dir), log](const std::string& text) {

@@ -308,6 +308,10 @@ CAF_TEST(the catalog file keeps what a restart needs) {
   CAF_CHECK_EQUAL(loaded.records[0].provider, "p1");
   CAF_CHECK_EQUAL(loaded.records[0].identity.resource, "https://a.example.com/1");
   CAF_CHECK_EQUAL(loaded.records[1].seq, snap()->items[1]->record().seq);
+  // It names the state it holds, so a follower can resume from it.
+  CAF_CHECK_EQUAL(loaded.position.epoch, snap()->epoch);
+  CAF_CHECK_EQUAL(loaded.position.version, snap()->version);
+  CAF_CHECK_EQUAL(loaded.position.day, wire::utc_day(snap()->published_ms));
   // A restart from the file lists the same items in the same order, and new ones after them.
   start_engine({}, loaded.records, file);
   CAF_CHECK_EQUAL(snap()->items.size(), 2u);
@@ -334,6 +338,18 @@ CAF_TEST(the catalog file holds one item a line and older one line files still l
   declare("p1", array{item("https://a.example.com/1"), item("https://a.example.com/2")});
   advance(2s);
   auto lines = *config::read_file(file);
+  // A head without the position (files written before it was kept) loads, with none to resume.
+  auto old_head = std::string{"{\"format\":\"z402-catalog\",\"version\":1,"} + lines.substr(lines.find("\"items\":["));
+  CAF_CHECK(config::write_file_atomically(file, old_head).has_value());
+  auto older = catalog::load_catalog(file, wall->now_ms());
+  CAF_REQUIRE(older.state == catalog::catalog_load::status::loaded);
+  CAF_CHECK_EQUAL(older.records.size(), 2u);
+  CAF_CHECK_EQUAL(older.position.epoch, 0u);
+  // A position that is not a number is corrupt, not silently ignored.
+  auto bad_epoch = lines;
+  bad_epoch.replace(bad_epoch.find("\"epoch\":\"") + 9, 1, "x");
+  CAF_CHECK(config::write_file_atomically(file, bad_epoch).has_value());
+  CAF_CHECK(catalog::load_catalog(file, 45).state == catalog::catalog_load::status::corrupt);
   CAF_CHECK(config::write_file_atomically(file, lines.substr(0, lines.find('\n', lines.find('\n') + 1) + 1)).has_value());
   CAF_CHECK(catalog::load_catalog(file, 44).state == catalog::catalog_load::status::corrupt);
 }

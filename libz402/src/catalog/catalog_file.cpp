@@ -1,10 +1,12 @@
 #include "z402/catalog/catalog_file.hpp"
 
 #include "z402/config/atomic_file.hpp"
+#include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"
 
 #include <boost/json.hpp>
 
+#include <charconv>
 #include <fstream>
 
 namespace z402::catalog {
@@ -56,16 +58,45 @@ expected<item_record> record_from(const boost::json::value& v) {
   return r;
 }
 
-std::string file_head() {
-  return std::string{R"({"format":")"} + format_name + R"(","version":)" + std::to_string(format_version) + R"(,"items":[)";
+// The first line: the format, and which catalog state the file holds (the epoch of the run that
+// numbered it, as a string since it is a full 64 bits; its version; the UTC day its items were
+// rendered for), so a follower that restarts can resume from it (catalog_load::position).
+std::string file_head(const snapshot& snap) {
+  return std::string{R"({"format":")"} + format_name + R"(","version":)" + std::to_string(format_version) + R"(,"epoch":")" +
+         std::to_string(snap.epoch) + R"(","catalogVersion":)" + std::to_string(snap.version) + R"(,"day":)" +
+         std::to_string(wire::utc_day(snap.published_ms)) + R"(,"items":[)";
+}
+
+// Reads the first line as a JSON object (it is the document's head, closed here): false when the
+// file does not start with this layout's head.
+expected<bool> read_head(const std::string& line, catalog_position& position) {
+  if (!line.starts_with(R"({"format":")") || !line.ends_with(R"("items":[)")) return false;
+  auto doc = wire::parse_strict(line + "]}", 4);
+  if (!doc || !doc->is_object()) return false;
+  auto& head = doc->get_object();
+  auto format = string_at(head, "format");
+  auto version = int_at(head, "version");
+  if (!format || *format != format_name || !version || *version != format_version) return bad("unknown format or version");
+  // Files written before the position was kept have none: nothing to resume from.
+  if (!head.contains("epoch")) return true;
+  auto epoch = string_at(head, "epoch");
+  auto catalog_version = int_at(head, "catalogVersion");
+  auto day = int_at(head, "day");
+  if (!epoch || !catalog_version || !day) return bad("the head's epoch, catalogVersion or day is malformed");
+  auto [end, ec] = std::from_chars(epoch->data(), epoch->data() + epoch->size(), position.epoch);
+  if (ec != std::errc{} || end != epoch->data() + epoch->size()) return bad("the head's epoch is not a number");
+  position.version = static_cast<std::uint64_t>(*catalog_version);
+  position.day = *day;
+  return true;
 }
 
 /// Reads the one-item-a-line layout: whether the file has it (an older file written as one line
 /// is read whole by the caller), or the first thing wrong in it.
-expected<bool> read_lines(const std::filesystem::path& file, std::vector<item_record>& records) {
+expected<bool> read_lines(const std::filesystem::path& file, std::vector<item_record>& records, catalog_position& position) {
   std::ifstream in{file};
   std::string line;
-  if (!std::getline(in, line) || line != file_head()) return false;
+  if (!std::getline(in, line)) return false;
+  if (auto head = read_head(line, position); !head || !*head) return head;
   bool ended = false;
   while (std::getline(in, line)) {
     if (ended) return bad("text after the end of the items");
@@ -110,7 +141,7 @@ expected<std::vector<item_record>> read_whole(const std::filesystem::path& file)
 void serialize_catalog(const snapshot& snap, const config::chunk_sink& sink) {
   // Written from each item's pre-serialised content: no JSON tree of the whole catalog. One
   // item a line (still one JSON document), so loading parses one item at a time.
-  sink(file_head());
+  sink(file_head(snap));
   bool first = true;
   for (auto& it : snap.items) {
     auto& r = it->record();
@@ -135,7 +166,7 @@ catalog_load load_catalog(const std::filesystem::path& file, std::int64_t now_ms
   std::error_code exists_ec;
   if (!std::filesystem::exists(file, exists_ec) && !exists_ec) return result;  // missing: an empty catalog
   // One item a line: the peak is one item's tree, not the whole catalog's (6x its size).
-  auto lines = read_lines(file, result.records);
+  auto lines = read_lines(file, result.records, result.position);
   if (lines && !*lines) {
     auto whole = read_whole(file);
     if (whole) result.records = std::move(*whole);
@@ -147,6 +178,7 @@ catalog_load load_catalog(const std::filesystem::path& file, std::int64_t now_ms
   }
   result.problem = lines.error().reason;
   result.records.clear();
+  result.position = {};
   result.state = catalog_load::status::corrupt;
   result.moved_aside = file;
   result.moved_aside += ".corrupt-" + std::to_string(now_ms);

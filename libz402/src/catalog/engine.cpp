@@ -47,7 +47,9 @@ engine::engine(caf::actor_system& sys, engine_options options) {
     persistence_ = options.persistence_thread
                        ? spawn_detached(sys, catalog::persistence, options.catalog_file, options.persist_interval, ctx_, end)
                        : sys.spawn(catalog::persistence, options.catalog_file, options.persist_interval, ctx_, end);
-  store_.publish(first_snapshot(initial, ctx_.epoch, ctx_.clock->now_ms()));
+  bool resumes = options.follow && options.initial_epoch != 0;
+  store_.publish(resumes ? first_snapshot(initial, options.initial_epoch, ctx_.clock->now_ms(), options.initial_version)
+                         : first_snapshot(initial, ctx_.epoch, ctx_.clock->now_ms()));
   registry_ = sys.spawn(catalog::registry, ctx_, &store_, persistence_, options.publish_interval,
                         options.counts_interval);
   feed_window_ = options.feed_window;

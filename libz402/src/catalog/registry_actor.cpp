@@ -86,7 +86,7 @@ bool apply(registry_state& st, const std::string& provider, const item_change& c
 
 }  // namespace
 
-snapshot_ptr first_snapshot(const item_list& loaded, std::uint64_t epoch, std::int64_t now_ms) {
+snapshot_ptr first_snapshot(const item_list& loaded, std::uint64_t epoch, std::int64_t now_ms, std::uint64_t version) {
   item_list items = loaded;
   std::sort(items.begin(), items.end(), [](auto& a, auto& b) { return a->record().seq < b->record().seq; });
   std::size_t bytes = 0;
@@ -95,7 +95,7 @@ snapshot_ptr first_snapshot(const item_list& loaded, std::uint64_t epoch, std::i
     bytes += it->json_size();
     providers.insert(it->record().provider);
   }
-  return make_snapshot(epoch, 1, std::move(items), bytes, providers.size(), now_ms);
+  return make_snapshot(epoch, version, std::move(items), bytes, providers.size(), now_ms);
 }
 
 registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry_state> self, engine_context ctx,

@@ -70,18 +70,36 @@ void reach(self_ptr self) {
   });
 }
 
-// A write forwarded to the primary; `done` gets its outcome, or unavailable without a link or
-// an answer in time (the client tries again).
-template <class... Ts>
-void forward_write(self_ptr self, write_completion& done, Ts&&... xs) {
-  if (!self->state.feed) return done(write_outcome::unavailable("the primary is unreachable; try again shortly"));
-  self->request(self->state.feed, forward_timeout, std::forward<Ts>(xs)...)
-      .then([done](write_outcome& o) { done(std::move(o)); },
-            [done](caf::error&) { done(write_outcome::unavailable("the primary did not answer; try again shortly")); });
-}
-
 void refuse_all(settle_answers& answers, const std::string& why) {
   for (auto& a : answers) a(settle_outcome::rejected(settle_rejection::unavailable, why));
+}
+
+// Sends a forwarded write to the primary and keeps how to refuse it while it is unanswered: a
+// lost link refuses it at once (the answer or the timeout that may follow does nothing, since a
+// completion answers once). `answer` gets the primary's reply; `refuse` any failure's reason.
+template <class Reply, class Answer, class Refuse, class... Ts>
+void forward(self_ptr self, Answer answer, Refuse refuse, Ts&&... xs) {
+  auto& st = self->state;
+  if (!st.feed) return refuse("the primary is unreachable; try again shortly");
+  auto ticket = st.next_ticket++;
+  st.in_flight.emplace(ticket, refuse);
+  self->request(st.feed, forward_timeout, std::forward<Ts>(xs)...)
+      .then(
+          [=](Reply& reply) mutable {
+            self->state.in_flight.erase(ticket);
+            answer(reply);
+          },
+          [=](caf::error&) mutable {
+            self->state.in_flight.erase(ticket);
+            refuse("the primary did not answer; try again shortly");
+          });
+}
+
+template <class... Ts>
+void forward_write(self_ptr self, write_completion& done, Ts&&... xs) {
+  forward<write_outcome>(
+      self, [done](write_outcome& o) { done(std::move(o)); },
+      [done](const std::string& why) { done(write_outcome::unavailable(why)); }, std::forward<Ts>(xs)...);
 }
 
 }  // namespace
@@ -96,13 +114,21 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
   st.persistence = std::move(persistence);
   st.primary = std::move(primary);
   st.on_keyring = std::move(on_keyring);
-  // Until the primary answers, the node serves the catalog it loaded from its own file.
-  st.items = store->load()->items;
+  // Until the primary answers, the node serves the catalog it loaded from its own file; when that
+  // is a state of the primary's (the file said which), it subscribes from there.
+  auto loaded = store->load();
+  st.items = loaded->items;
+  if (loaded->epoch != st.ctx.epoch) {
+    st.epoch = loaded->epoch;
+    st.version = loaded->version;
+  }
   set_link(self, primary_link::reaching);
   self->set_down_handler([=](const caf::down_msg& down) {
     auto& st = self->state;
     if (down.source != st.feed.address()) return;
     st.feed = nullptr;
+    // Writes on their way get their answer now, not at their timeout: the client tries again.
+    for (auto& [ticket, refuse] : std::exchange(st.in_flight, {})) refuse("the primary was lost before it answered; try again shortly");
     set_link(self, primary_link::unreachable);
     st.ctx.log.warning("primary unreachable; serving the last catalog it sent and reaching it again",
                        {{"primary", st.primary.host + ":" + std::to_string(st.primary.port)}, {"version", st.version}});
@@ -162,14 +188,13 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
         forward_write(self, done, a, std::move(provider), std::move(cmd));
       },
       [=](atom::settle a, settle_batch& events, settle_answers& answers) {
-        if (!self->state.feed) return refuse_all(answers, "the primary is unreachable; try again shortly");
-        self->request(self->state.feed, forward_timeout, a, std::move(events))
-            .then(
-                [answers](settle_outcomes& outcomes) mutable {
-                  if (outcomes.size() != answers.size()) return refuse_all(answers, "the primary's answer did not match the batch");
-                  for (std::size_t i = 0; i < answers.size(); ++i) answers[i](std::move(outcomes[i]));
-                },
-                [answers](caf::error&) mutable { refuse_all(answers, "the primary did not answer; try again shortly"); });
+        forward<settle_outcomes>(
+            self,
+            [answers](settle_outcomes& outcomes) mutable {
+              if (outcomes.size() != answers.size()) return refuse_all(answers, "the primary's answer did not match the batch");
+              for (std::size_t i = 0; i < answers.size(); ++i) answers[i](std::move(outcomes[i]));
+            },
+            [answers](const std::string& why) mutable { refuse_all(answers, why); }, a, std::move(events));
       },
   };
 }

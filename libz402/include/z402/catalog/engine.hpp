@@ -36,6 +36,11 @@ struct engine_options {
   /// fsync blocks, so PERSISTENCE runs on a thread of its own; deterministic tests turn it off.
   bool persistence_thread = true;
   std::vector<item_record> initial;    // loaded from disk
+  /// A follower's: the primary's (epoch, version) that `initial` is, as its catalog file says
+  /// (0: none, or not resumable). Published under them and subscribed with, so a restart within
+  /// the FEED's window resumes with the changes since, not a copy.
+  std::uint64_t initial_epoch = 0;
+  std::uint64_t initial_version = 0;
   /// A follower of the primary at this address (issue 16): its catalog is the primary's, kept by
   /// a REPLICA; no PROVIDER runs and nothing is written here. Empty: this node writes.
   std::optional<config::listen_address> follow;

@@ -43,10 +43,11 @@ struct registry_state {
   static inline const char* name = "z402.registry";
 };
 
-/// Version 1: the catalog loaded from disk, in listing order. The engine publishes it into the
+/// Version 1 (or, for a follower resuming, the version the file held): the catalog loaded from
+/// disk, in listing order. The engine publishes it into the
 /// store before any actor runs, so a server's first read already sees it (a registry that
 /// published it when first scheduled left a moment of empty catalog, with a valid ETag).
-snapshot_ptr first_snapshot(const item_list& loaded, std::uint64_t epoch, std::int64_t now_ms);
+snapshot_ptr first_snapshot(const item_list& loaded, std::uint64_t epoch, std::int64_t now_ms, std::uint64_t version = 1);
 
 /// Starts from the snapshot in `store` (first_snapshot) and publishes every change after it.
 registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry_state> self, engine_context ctx,

@@ -10,8 +10,8 @@
 //
 // Writes at the follower were authenticated and checked here; the REPLICA forwards them to the
 // primary's FEED (which delegates them to WRITES) and answers with the primary's outcome. While
-// the link is down, or when the primary does not answer within 5 s, they are answered
-// unavailable, and the client tries again: a settle sent twice still counts once. The primary's
+// the link is down, when it goes down before the primary answered, or when the primary does not
+// answer within 5 s, they are answered unavailable, and the client tries again: a settle sent twice still counts once. The primary's
 // keyring arrives with the feed and goes to `on_keyring` (the server writes it to its own
 // keyring file, so its authentication matches the primary's and a promoted follower has it).
 #include "z402/catalog/actors.hpp"
@@ -23,6 +23,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <unordered_map>
 
 namespace z402::catalog {
 
@@ -39,6 +40,10 @@ struct replica_state {
   std::chrono::milliseconds backoff{0};
   std::string last_failure;  // why the last attempt to reach the FEED failed, as logged
   std::function<void(const std::string&)> on_keyring;
+  // Forwarded writes the primary has not answered, by ticket: how to refuse each (with a reason)
+  // when the link goes down first.
+  std::uint64_t next_ticket = 1;
+  std::unordered_map<std::uint64_t, std::function<void(const std::string&)>> in_flight;
 
   static inline const char* name = "z402.replica";
 };
