@@ -261,6 +261,44 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
   sched.run();
 }
 
+CAF_TEST(the feed sends a follower at most its credit of unapplied changes and then everything since as one change) {
+  auto first = catalog::make_snapshot(7, 1, {item(1, "https://a.example.com/x")}, 0, 1, test::start_ms);
+  auto got = std::make_shared<std::vector<std::string>>();
+  auto slow = sys.spawn([got]() -> catalog::replica_feed_actor::behavior_type {
+    return {
+        [got](catalog::atom::copy, catalog::catalog_copy& c) { got->push_back("copy " + std::to_string(c.version)); },
+        [got](catalog::atom::delta, catalog::catalog_delta& d) {
+          got->push_back("delta " + std::to_string(d.from) + "-" + std::to_string(d.version) + " payments " +
+                         std::to_string(d.payments.size()));
+        },
+        [](catalog::atom::keyring, std::string&) {},
+    };
+  });
+  auto feed = sys.spawn(catalog::feed, ctx, first, std::uint64_t{7}, std::size_t{64}, catalog::writes_actor{});
+  self->send(feed, catalog::atom::subscribe::value, std::uint64_t{7}, std::uint64_t{1}, slow);
+  sched.run();
+  // Twelve publications, each counting one payment; the follower applies none of them.
+  for (std::uint64_t v = 2; v <= 13; ++v) {
+    auto counted = std::make_shared<const std::vector<catalog::payment_record>>(
+        std::vector<catalog::payment_record>{{{v, v}, test::start_ms}});
+    self->send(feed, catalog::atom::published::value,
+               catalog::make_snapshot(7, v, {item(1, "https://a.example.com/x")}, 0, 1, test::start_ms, nullptr, counted));
+  }
+  sched.run();
+  // The subscription's answer and seven changes: eight in flight, then nothing.
+  CAF_REQUIRE_EQUAL(got->size(), catalog::feed_credit);
+  CAF_CHECK_EQUAL(got->back(), "delta 7-8 payments 1");
+  advance(catalog::feed_heartbeat + 10ms);  // no heartbeat either: it has no credit left
+  CAF_CHECK_EQUAL(got->size(), catalog::feed_credit);
+  // Once it applied one, it is sent everything since in one change, with every payment it missed.
+  caf::send_as(slow, feed, catalog::atom::applied::value, std::uint64_t{1});
+  sched.run();
+  CAF_REQUIRE_EQUAL(got->size(), catalog::feed_credit + 1);
+  CAF_CHECK_EQUAL(got->back(), "delta 8-13 payments 5");
+  self->send_exit(feed, caf::exit_reason::user_shutdown);
+  sched.run();
+}
+
 CAF_TEST(the feed hands the writes a follower forwards to this node s PROVIDER and SETTLE and answers with their outcomes) {
   start_engine();
   engine->set_payees({{test::pay_to, "p1"}});

@@ -29,6 +29,20 @@ std::vector<payment_record> payments_between(const std::deque<snapshot_ptr>& rec
   return out;
 }
 
+namespace {
+
+// Sends `f` the changes up to `to`, with the payments it is owed; one more in flight.
+void send_changes(feed_actor::stateful_pointer<feed_state> self, feed_state::follower& f, catalog_delta changes,
+                  const snapshot_ptr& to) {
+  changes.payments = std::exchange(f.owed, {});
+  self->send(f.replica, atom::delta::value, std::move(changes));
+  f.sent = to;
+  ++f.unacknowledged;
+  f.sent_this_second = true;
+}
+
+}  // namespace
+
 feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, engine_context ctx, snapshot_ptr current,
                                std::uint64_t epoch, std::size_t window, writes_actor writes) {
   auto& st = self->state;
@@ -62,7 +76,7 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
         // A reconnecting follower replaces its earlier subscription.
         std::erase_if(st.followers, [&](auto& f) { return f.replica == replica; });
         self->monitor(replica);
-        st.followers.push_back({replica, latest});
+        st.followers.push_back({replica, latest, 1});
         st.ctx.stats->followers.store(st.followers.size(), std::memory_order_relaxed);
         st.ctx.log.info("a follower subscribed", {{"followers", st.followers.size()},
                                                   {"from", held != st.recent.end() && epoch == st.epoch ? "its version" : "a copy"}});
@@ -71,28 +85,39 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
         auto& st = self->state;
         st.recent.push_back(snap);
         while (st.recent.size() > st.window) st.recent.pop_front();
-        // Followers that were sent the same version get the same changes, computed once.
+        // Followers that were sent the same version get the same changes, computed once; one
+        // without credit is held back and later sent everything since, as one change.
         snapshot_ptr from;
         catalog_delta changes;
         for (auto& f : st.followers) {
+          if (snap->payments) f.owed.insert(f.owed.end(), snap->payments->begin(), snap->payments->end());
+          if (f.unacknowledged >= feed_credit) continue;
           if (f.sent != from) {
             from = f.sent;
             changes = delta_between(*from, *snap, st.epoch);
-            changes.payments = payments_between(st.recent, from->version, snap->version);
           }
-          self->send(f.replica, atom::delta::value, changes);
-          f.sent = snap;
-          f.sent_this_second = true;
+          send_changes(self, f, changes, snap);
         }
       },
       [=](atom::tick) {
         for (auto& f : self->state.followers) {
-          if (!f.sent_this_second)
-            self->send(f.replica, atom::delta::value,
-                       catalog_delta{self->state.epoch, f.sent->version, f.sent->version, {}, {}, f.sent->bytes, f.sent->providers});
+          if (!f.sent_this_second && f.unacknowledged < feed_credit)
+            send_changes(self, f, catalog_delta{self->state.epoch, f.sent->version, f.sent->version, {}, {}, f.sent->bytes, f.sent->providers, {}},
+                         f.sent);
           f.sent_this_second = false;
         }
         self->delayed_send(self, feed_heartbeat, atom::tick::value);
+      },
+      [=](atom::applied, std::uint64_t) {
+        auto& st = self->state;
+        auto sender = self->current_sender();
+        auto f = std::find_if(st.followers.begin(), st.followers.end(), [&](auto& f) { return f.replica.address() == sender->address(); });
+        if (f == st.followers.end()) return;
+        if (f->unacknowledged > 0) --f->unacknowledged;
+        // A follower that was held back catches up in one change.
+        auto& latest = st.recent.back();
+        if (f->sent != latest && f->unacknowledged < feed_credit)
+          send_changes(self, *f, delta_between(*f->sent, *latest, st.epoch), latest);
       },
       [=](atom::keyring, std::string& text) {
         auto& st = self->state;

@@ -31,6 +31,11 @@ void publish(self_ptr self, bool content_changed, std::size_t bytes, std::size_t
   st.ctx.stats->primary_contact_ms.store(now, std::memory_order_relaxed);
 }
 
+// Tells the FEED a change or copy was applied: its credit to send more (feed_actor.hpp).
+void applied(self_ptr self) {
+  if (self->state.feed) self->send(self->state.feed, atom::applied::value, self->state.version);
+}
+
 // Applies changes that continue from the version held; whether any touched content.
 bool apply(replica_state& st, const catalog_delta& d) {
   bool content = !d.removed.empty();
@@ -160,6 +165,7 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
         st.ctx.stats->copies_taken.fetch_add(1, std::memory_order_relaxed);
         publish(self, true, c.bytes, c.providers);
         st.ctx.log.info("took a copy of the primary's catalog", {{"version", st.version}, {"items", st.items.size()}});
+        applied(self);
       },
       [=](atom::delta, catalog_delta& d) {
         auto& st = self->state;
@@ -169,11 +175,12 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
             self->send(st.feed, atom::subscribe::value, st.epoch, st.version, caf::actor_cast<replica_feed_actor>(self));
           return;
         }
-        if (d.version == st.version && d.upserts.empty() && d.removed.empty()) {
+        if (d.version == st.version && d.upserts.empty() && d.removed.empty() && d.payments.empty()) {
           st.ctx.stats->primary_contact_ms.store(st.ctx.clock->now_ms(), std::memory_order_relaxed);
-          return;
+          return applied(self);
         }
         publish(self, apply(st, d), d.bytes, d.providers, std::move(d.payments));
+        applied(self);
       },
       [=](atom::keyring, std::string& text) {
         if (self->state.on_keyring) self->state.on_keyring(text);

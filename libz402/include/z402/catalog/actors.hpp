@@ -38,6 +38,7 @@ using connected = caf::atom_constant<caf::atom("connected")>;
 using connect = caf::atom_constant<caf::atom("connect")>;
 using keyring = caf::atom_constant<caf::atom("keyring")>;
 using answered = caf::atom_constant<caf::atom("answered")>;
+using applied = caf::atom_constant<caf::atom("applied")>;
 }  // namespace atom
 
 /// PERSISTENCE: writes the newest snapshot to the catalog file (persistence_actor.hpp).
@@ -83,7 +84,9 @@ using forwarded_writes = caf::typed_actor<
 using feed_remote_actor = forwarded_writes::extend<
     /// REPLICA of a follower: (epoch, version) it holds; answered with the changes since that
     /// version when the feed still has it, a copy otherwise, then every publication's changes.
-    caf::reacts_to<atom::subscribe, std::uint64_t, std::uint64_t, replica_feed_actor>>;
+    caf::reacts_to<atom::subscribe, std::uint64_t, std::uint64_t, replica_feed_actor>,
+    /// REPLICA: it applied a change or copy (up to this version); the feed's credit for it.
+    caf::reacts_to<atom::applied, std::uint64_t>>;
 
 /// FEED: the primary's publications for its followers (feed_actor.hpp); forwarded writes it
 /// delegates to WRITES.

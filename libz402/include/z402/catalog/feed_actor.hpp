@@ -24,6 +24,12 @@ namespace z402::catalog {
 
 inline constexpr std::chrono::seconds feed_heartbeat{1};
 
+/// Changes and copies in flight to one follower at most (issue 16: back-pressure). Each REPLICA
+/// says when it applied one; a follower with none left is sent nothing more, so its mailbox
+/// stays bounded however slow it is, and once it has applied one it is sent everything since
+/// as one change (the difference from what it was last sent, with the payments it is owed).
+inline constexpr std::size_t feed_credit = 8;
+
 /// The changes from `from` to `to`: the items of `to` that `from` does not hold as they are
 /// (new, or a new version with the same seq) and the seqs of `from` that `to` no longer lists.
 catalog_delta delta_between(const snapshot& from, const snapshot& to, std::uint64_t epoch);
@@ -35,6 +41,8 @@ struct feed_state {
   struct follower {
     replica_feed_actor replica;
     snapshot_ptr sent;  // the version it was last sent
+    std::size_t unacknowledged = 0;     // sent and not yet applied (at most feed_credit)
+    std::vector<payment_record> owed;   // first counted in versions not yet sent to it
     bool sent_this_second = false;
   };
 
