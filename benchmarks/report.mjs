@@ -47,6 +47,15 @@ const memory = {
   full: { items: num("full_items"), catalogBytes: num("full_bytes"), idleRssKb: num("full_idle_rss_kb"), peakRssKb: num("full_peak_rss_kb") },
 };
 for (const m of Object.values(memory)) m.peakRatio = (m.peakRssKb * 1024) / m.catalogBytes;
+// More than one node: per number of followers, the primary's CPU (cores), the feed's bytes/s per
+// follower, the replication lag (the load's visibility probe, read at the first follower).
+const cluster = [0, 1, 2].map((n) => {
+  const run = JSON.parse(read(`cluster-${n}.json`));
+  const feeds = Array.from({ length: n }, (_, i) => num(`cluster_feed_bytes_${n}_f${i + 1}`) / run.seconds);
+  return { followers: n, primaryCores: num(`cluster_primary_cpu_ticks_${n}`) / num("clk_tck") / run.seconds,
+           feedBytesPerSecond: feeds, lag: n > 0 ? run.kinds.visibility : null, kinds: run.kinds };
+});
+const clusterReads = { primary: wrk("wrk-cluster-primary.txt"), follower: wrk("wrk-cluster-f1.txt") };
 
 const targets = [
   ["list reads limit=100 vs nginx", reads.limit100.ratio, ">= 0.95x", reads.limit100.ratio >= 0.95, (v) => `${v.toFixed(2)}x`],
@@ -133,8 +142,22 @@ const md = [
   `| filled close to 16 MiB | ${memory.full.items} | ${memory.full.catalogBytes} | ${mb(memory.full.idleRssKb).toFixed(1)} | ${mb(memory.full.peakRssKb).toFixed(1)} | ${memory.full.peakRatio.toFixed(2)}x |`,
   ``,
   ...loadTable("The load of (2) on the filled catalog", full),
+  `## 5. More than one node (mutual TLS between nodes, all on this machine)`,
+  ``,
+  `The write load of (2) at the primary with no readers: 32 providers heartbeating every second (every 4th beat a content change) and 5,000 settle events/s.`,
+  `Replication lag: a changed declaration, from the primary's answer's send until the first follower's reads show it. Feed bytes: what each follower's process read (TLS records included).`,
+  ``,
+  `| followers | primary CPU (cores) | settles/s answered | feed KB/s per follower | replication lag p50 ms | p99 ms | max ms |`,
+  `|---|---|---|---|---|---|---|`,
+  ...cluster.map((c) => `| ${c.followers} | ${c.primaryCores.toFixed(2)} | ${Math.round(c.kinds.settle.perSecond)} | ${c.feedBytesPerSecond.map((b) => (b / 1024).toFixed(1)).join(", ") || "-"} | ` +
+    `${c.lag ? c.lag.p50Ms.toFixed(2) : "-"} | ${c.lag ? c.lag.p99Ms.toFixed(2) : "-"} | ${c.lag ? c.lag.maxMs.toFixed(2) : "-"} |`),
+  ``,
+  `List reads limit=100 (wrk -t1 -c64, no writes): primary ${Math.round(clusterReads.primary.rps)} req/s (p99 ${clusterReads.primary.p99Ms.toFixed(2)} ms), ` +
+    `a follower ${Math.round(clusterReads.follower.rps)} req/s (p99 ${clusterReads.follower.p99Ms.toFixed(2)} ms): ${(clusterReads.follower.rps / clusterReads.primary.rps).toFixed(2)}x. ` +
+    `The three nodes share two cores here, so reads do not add up across nodes as they would on separate machines.`,
+  ``,
 ];
 mkdirSync(results, { recursive: true });
 writeFileSync(join(results, "latest.md"), md.join("\n") + "\n");
-writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, gzipReads, tlsReads, mcpSearch, underWriteLoad: { idle, write, idleGzip, writeGzip, generatorShare: shares }, settlesAlone: settles, engine, memory, fullCatalogLoad: full,
+writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, gzipReads, tlsReads, mcpSearch, underWriteLoad: { idle, write, idleGzip, writeGzip, generatorShare: shares }, settlesAlone: settles, engine, memory, fullCatalogLoad: full, cluster, clusterReads,
   targets: targets.map(([name, value, aim, met]) => ({ name, value, aim, met })) }, null, 2) + "\n");
