@@ -107,7 +107,12 @@ test("/health says each node's role; a follower says its link, the version it se
     assert.equal(h.primary.link, "connected");
     // The primary's feed speaks at least once a second, changes or not.
     assert.ok(h.primary.snapshotAgeMs <= scaled(2500), `snapshotAgeMs ${h.primary.snapshotAgeMs}`);
+    // Its reads say the same, in headers.
+    const r = await fetch(`${f.url}/discovery/resources`);
+    assert.equal(r.headers.get("z402-snapshot-version"), String(h.primary.snapshotVersion));
+    assert.ok(Number(r.headers.get("z402-snapshot-age-ms")) <= scaled(2500));
   }
+  assert.equal((await fetch(`${primary.url}/discovery/resources`)).headers.get("z402-snapshot-age-ms"), null);
 });
 
 test("a declaration at the primary is visible on both followers within 100 ms, byte for byte under the same ETag", async () => {
@@ -268,12 +273,15 @@ test("SIGKILL of the primary under a settle load at a follower: reads go on, wri
   await stopServer(primary, "SIGKILL");
   for (const f of followers) await waitFor("the primary seen gone", async () => (await health(f)).primary.link === "unreachable", 3000);
   const served = await get(followers[1], "/discovery/resources");
+  const ageOf = async () => Number((await fetch(`${followers[1].url}/discovery/resources`)).headers.get("z402-snapshot-age-ms"));
+  const age = await ageOf();
   // Writes on their way when it died are answered at once, new ones as they come.
   await waitFor("a write refused", async () => refused > 0, 3000);
   assert.equal(retryAfter, "1");
   const declared = await declare(followers[1].url, providerKey, { items: [item(terms, payTo, route(7))] });
   assert.equal(declared.status, 503);
   assert.deepEqual(await get(followers[1], "/discovery/resources"), served);  // reads go on, unchanged
+  assert.ok((await ageOf()) > age, "a read says how long ago the primary was last heard from");
   const copies = await Promise.all(followers.map(async (f) => (await health(f)).primary.copiesTaken));
   const acknowledged = acks.length;
   primary = await startPrimary();

@@ -184,12 +184,10 @@ std::optional<response> screen(app_state& app, const request_header& req, route 
   return std::nullopt;
 }
 
-response handle_read(app_state& app, const request& req, route r) {
-  if (r == route::web) return web_response(req, path_of({req.target().data(), req.target().size()}));
-  if (r == route::metrics) return metrics_response(app);
-  if (r == route::terms) return terms_response(app, req);
-  auto snap = app.engine.snapshots().load_cached();
-  if (r == route::health) return health_response(app, *snap);
+namespace {
+
+/// A catalog read at `snap`: its list, search or resource answer, or 304.
+response catalog_read(app_state& app, const request& req, route r, const catalog::snapshot_ptr& snap) {
   std::string_view target{req.target().data(), req.target().size()};
   auto q = target.find('?');
   auto query = q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
@@ -209,6 +207,25 @@ response handle_read(app_state& app, const request& req, route r) {
   auto body = render_resource(*snap, query);
   if (!body) return error_response(body.error());
   return read_response(req, etag, std::move(*body), app.gzip);
+}
+
+}  // namespace
+
+response handle_read(app_state& app, const request& req, route r) {
+  if (r == route::web) return web_response(req, path_of({req.target().data(), req.target().size()}));
+  if (r == route::metrics) return metrics_response(app);
+  if (r == route::terms) return terms_response(app, req);
+  auto snap = app.engine.snapshots().load_cached();
+  if (r == route::health) return health_response(app, *snap);
+  auto res = catalog_read(app, req, r, snap);
+  if (app.engine.follower()) {
+    // A follower's answer says which of the primary's versions it is and how long ago the
+    // primary was last heard from (issue 16): how stale it may be, while the primary is away too.
+    res.set("Z402-Snapshot-Version", std::to_string(snap->version));
+    auto heard = app.engine.context().stats->primary_contact_ms.load(std::memory_order_relaxed);
+    res.set("Z402-Snapshot-Age-Ms", heard ? std::to_string(app.engine.context().clock->now_ms() - heard) : "unknown");
+  }
+  return res;
 }
 
 namespace {
