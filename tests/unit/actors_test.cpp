@@ -203,6 +203,17 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
   CAF_CHECK_EQUAL(d.bytes, 2222u);  // the primary's totals travel: a follower never counts them again
   CAF_CHECK_EQUAL(d.providers, 2u);
   CAF_CHECK(catalog::delta_between(*v2, *v3, 7).removed == (std::vector<std::uint64_t>{1}));
+  // A new version with the same content (a count moved) crosses as its numbers alone.
+  auto counts = c->record();
+  counts.paid_calls = 5;
+  counts.last_updated_ms = test::start_ms + 9;
+  auto c5 = catalog::make_item(counts, wire::utc_day(test::start_ms));
+  auto recounted = catalog::delta_between(*v2, *catalog::make_snapshot(7, 3, {a, b2, c5}, 0, 2, test::start_ms), 7);
+  CAF_CHECK(recounted.upserts.empty());
+  CAF_REQUIRE_EQUAL(recounted.recounted.size(), 1u);
+  CAF_CHECK_EQUAL(recounted.recounted[0].seq, 3u);
+  CAF_CHECK_EQUAL(recounted.recounted[0].paid_calls, 5u);
+  CAF_CHECK_EQUAL(recounted.recounted[0].last_updated_ms, test::start_ms + 9);
 
   // What each follower is sent, as "copy V" or "delta FROM-TO +upserts -removed".
   auto follower = [&](std::shared_ptr<std::vector<std::string>> got) {

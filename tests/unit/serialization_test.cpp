@@ -113,6 +113,26 @@ CAF_TEST(an item change arrives with the same items byte for byte and the same r
   CAF_CHECK(copy.payments == paid);
 }
 
+CAF_TEST(a feed change arrives with its items and its recounted numbers and payments) {
+  auto items = catalog_items();
+  std::vector<catalog::payment_record> paid{{{3, 4}, 1767225600000}};
+  catalog::catalog_delta d{0xfedcba9876543210u, 5, 9, items, {{2, false, 10, 11, 12, 20454, 20455}}, {7}, 1234, 3, paid};
+  auto copy = round_trip(d);
+  CAF_CHECK_EQUAL(copy.epoch, d.epoch);
+  CAF_CHECK_EQUAL(copy.from, 5u);
+  CAF_CHECK_EQUAL(copy.version, 9u);
+  CAF_REQUIRE_EQUAL(copy.upserts.size(), items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) check_same_item(items[i], copy.upserts[i]);
+  CAF_REQUIRE_EQUAL(copy.recounted.size(), 1u);
+  auto& c = copy.recounted[0];
+  CAF_CHECK(c.seq == 2 && !c.declared && c.last_seen_ms == 10 && c.last_updated_ms == 11 && c.paid_calls == 12 &&
+            c.paid_day == 20454 && c.rendered_day == 20455);
+  CAF_CHECK(copy.removed == (std::vector<std::uint64_t>{7}));
+  CAF_CHECK_EQUAL(copy.bytes, 1234u);
+  CAF_CHECK_EQUAL(copy.providers, 3u);
+  CAF_CHECK(copy.payments == paid);
+}
+
 CAF_TEST(a declaration and a delisting arrive as they were sent) {
   auto items = catalog_items();
   catalog::declare_command cmd;

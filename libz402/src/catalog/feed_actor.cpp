@@ -5,7 +5,7 @@
 namespace z402::catalog {
 
 catalog_delta delta_between(const snapshot& from, const snapshot& to, std::uint64_t epoch) {
-  catalog_delta d{epoch, from.version, to.version, {}, {}, to.bytes, to.providers};
+  catalog_delta d{epoch, from.version, to.version, {}, {}, {}, to.bytes, to.providers, {}};
   // Both lists are in listing order, which is seq order: one walk over both.
   auto a = from.items.begin(), b = to.items.begin();
   while (a != from.items.end() || b != to.items.end()) {
@@ -14,7 +14,14 @@ catalog_delta delta_between(const snapshot& from, const snapshot& to, std::uint6
     } else if (a == from.items.end() || (*b)->record().seq < (*a)->record().seq) {
       d.upserts.push_back(*b++);
     } else {
-      if (*a != *b) d.upserts.push_back(*b);
+      if (*a != *b) {
+        auto& r = (*b)->record();
+        // The same content object: only counts or times moved (item.hpp: versions share it).
+        if ((*a)->record().content == r.content)
+          d.recounted.push_back({r.seq, r.declared, r.last_seen_ms, r.last_updated_ms, r.paid_calls, r.paid_day, (*b)->rendered_day()});
+        else
+          d.upserts.push_back(*b);
+      }
       ++a;
       ++b;
     }
@@ -76,7 +83,7 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
         // A reconnecting follower replaces its earlier subscription.
         std::erase_if(st.followers, [&](auto& f) { return f.replica == replica; });
         self->monitor(replica);
-        st.followers.push_back({replica, latest, 1});
+        st.followers.push_back({replica, latest, 1, {}, false});
         st.ctx.stats->followers.store(st.followers.size(), std::memory_order_relaxed);
         st.ctx.log.info("a follower subscribed", {{"followers", st.followers.size()},
                                                   {"from", held != st.recent.end() && epoch == st.epoch ? "its version" : "a copy"}});
@@ -102,7 +109,7 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
       [=](atom::tick) {
         for (auto& f : self->state.followers) {
           if (!f.sent_this_second && f.unacknowledged < feed_credit)
-            send_changes(self, f, catalog_delta{self->state.epoch, f.sent->version, f.sent->version, {}, {}, f.sent->bytes, f.sent->providers, {}},
+            send_changes(self, f, catalog_delta{self->state.epoch, f.sent->version, f.sent->version, {}, {}, {}, f.sent->bytes, f.sent->providers, {}},
                          f.sent);
           f.sent_this_second = false;
         }

@@ -3,6 +3,7 @@
 #include "z402/catalog/cluster_link.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace z402::catalog {
 namespace {
@@ -36,8 +37,9 @@ void applied(self_ptr self) {
   if (self->state.feed) self->send(self->state.feed, atom::applied::value, self->state.version);
 }
 
-// Applies changes that continue from the version held; whether any touched content.
-bool apply(replica_state& st, const catalog_delta& d) {
+// Applies changes that continue from the version held; whether any touched content, or nothing
+// when a recounted item is not held (then only a copy can make this catalog the primary's).
+std::optional<bool> apply(replica_state& st, const catalog_delta& d) {
   bool content = !d.removed.empty();
   for (auto seq : d.removed)
     if (auto pos = position_of(st.items, seq); pos != st.items.end() && (*pos)->record().seq == seq) st.items.erase(pos);
@@ -51,6 +53,17 @@ bool apply(replica_state& st, const catalog_delta& d) {
       st.items.insert(pos, it);
       content = true;
     }
+  }
+  for (auto& c : d.recounted) {
+    auto pos = position_of(st.items, c.seq);
+    if (pos == st.items.end() || (*pos)->record().seq != c.seq) return std::nullopt;
+    auto record = (*pos)->record();  // shares the content it holds
+    record.declared = c.declared;
+    record.last_seen_ms = c.last_seen_ms;
+    record.last_updated_ms = c.last_updated_ms;
+    record.paid_calls = c.paid_calls;
+    record.paid_day = c.paid_day;
+    *pos = make_item(std::move(record), c.rendered_day);
   }
   st.version = d.version;
   return content;
@@ -175,11 +188,18 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
             self->send(st.feed, atom::subscribe::value, st.epoch, st.version, caf::actor_cast<replica_feed_actor>(self));
           return;
         }
-        if (d.version == st.version && d.upserts.empty() && d.removed.empty() && d.payments.empty()) {
+        if (d.version == st.version && d.upserts.empty() && d.recounted.empty() && d.removed.empty() && d.payments.empty()) {
           st.ctx.stats->primary_contact_ms.store(st.ctx.clock->now_ms(), std::memory_order_relaxed);
           return applied(self);
         }
-        publish(self, apply(st, d), d.bytes, d.providers, std::move(d.payments));
+        auto content = apply(st, d);
+        if (!content) {
+          st.ctx.log.warning("a change named an item this follower does not hold; taking a copy", {{"version", d.version}});
+          st.version = 0;  // no version the feed holds: it sends a copy
+          if (st.feed) self->send(st.feed, atom::subscribe::value, st.epoch, st.version, caf::actor_cast<replica_feed_actor>(self));
+          return;
+        }
+        publish(self, *content, d.bytes, d.providers, std::move(d.payments));
         applied(self);
       },
       [=](atom::keyring, std::string& text) {

@@ -65,12 +65,26 @@ struct catalog_copy {
   std::size_t providers = 0;  // they are, never counts them again
 };
 
+/// An item whose content did not change from one version to the next, only what moves often:
+/// counts and times. The follower applies it to the content it holds, so a count sends a few
+/// numbers instead of the whole item.
+struct item_counts {
+  std::uint64_t seq = 0;
+  bool declared = true;
+  std::int64_t last_seen_ms = -1;
+  std::int64_t last_updated_ms = 0;
+  std::uint64_t paid_calls = 0;
+  std::int64_t paid_day = 0;
+  std::int64_t rendered_day = 0;  // the day its paidCallsToday was rendered for
+};
+
 /// What changed in the primary's catalog from version `from` to `version`: only these cross.
 struct catalog_delta {
   std::uint64_t epoch = 0;
   std::uint64_t from = 0;
   std::uint64_t version = 0;
-  item_list upserts;                   // new items, or new versions (same seq)
+  item_list upserts;                   // new items, or new versions (same seq) with new content
+  std::vector<item_counts> recounted;  // new versions whose content is the one `from` held
   std::vector<std::uint64_t> removed;  // seqs of items that left
   std::size_t bytes = 0;               // the primary's totals at `version`
   std::size_t providers = 0;

@@ -124,9 +124,15 @@ typename Inspector::result_type inspect(Inspector& f, catalog_copy& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, item_counts& x) {
+  return f(caf::meta::type_name("item_counts"), x.seq, x.declared, x.last_seen_ms, x.last_updated_ms, x.paid_calls, x.paid_day,
+           x.rendered_day);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, catalog_delta& x) {
-  return f(caf::meta::type_name("catalog_delta"), x.epoch, x.from, x.version, x.upserts, x.removed, x.bytes, x.providers,
-           x.payments);
+  return f(caf::meta::type_name("catalog_delta"), x.epoch, x.from, x.version, x.upserts, x.recounted, x.removed, x.bytes,
+           x.providers, x.payments);
 }
 
 template <class Inspector>
