@@ -336,6 +336,31 @@ test("a follower restarted without --follow is a primary with the primary's keys
   assert.equal(settles.repeated, 1);
 });
 
+test("a follower that checks declarations against other terms than its primary's forwards no writes and says why", async () => {
+  const dir = newDataDir();
+  try {
+    const { cert, key } = makeServerCert(cas[0].dir, "other-terms", { usage: "serverAuth,clientAuth" });
+    writeFileSync(join(dir, "config.json"), JSON.stringify({ cluster: { ca: cas[0].ca, cert, key }, terms: { asset: "other-asset" } }));
+    const otherTerms = termsFile(dir).terms;
+    assert.notEqual(otherTerms.asset, terms.asset);
+    const node = await startServer(dir, ["--follow", `127.0.0.1:${feedPort}`]);
+    try {
+      await waitFor("the difference logged", async () => /checks differ from its primary's/.test(node.log()), 5000);
+      // Its own rules pass this item; the primary's would not: it is not forwarded.
+      let r;
+      await waitFor("a key it knows", async () =>
+        (r = await declare(node.url, providerKey, { items: [item(otherTerms, payTo, route(10))] })).status !== 401, 5000);
+      assert.equal(r.status, 503);
+      assert.match(JSON.parse(r.body).message, /other terms or limits than its primary's/);
+      assert.doesNotMatch((await get(primary, "/discovery/resources")).body, new RegExp(route(10)));
+    } finally {
+      await stopServer(node);
+    }
+  } finally {
+    removeDataDir(dir);
+  }
+});
+
 test("a node whose certificate another CA signed is refused at the handshake, says so, and changes nothing", async () => {
   const dir = newDataDir();
   try {

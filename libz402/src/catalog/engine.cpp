@@ -10,9 +10,16 @@
 #include "z402/detached.hpp"
 #include "z402/wire/iso_time.hpp"
 
+#include <boost/json/serialize.hpp>
+
 #include <random>
 
 namespace z402::catalog {
+
+std::string checks_of(const engine_context& ctx) {
+  return "terms " + boost::json::serialize(config::to_json(ctx.terms)) + ", allowHttpResources " +
+         (ctx.allow_http_resources ? "true" : "false") + ", maxItemsPerProvider " + std::to_string(ctx.limits.max_items_per_provider);
+}
 
 engine::engine(caf::actor_system& sys, engine_options options) {
   ctx_.limits = options.limits;

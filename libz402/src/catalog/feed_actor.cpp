@@ -73,6 +73,7 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
         auto held = std::find_if(st.recent.begin(), st.recent.end(), [&](auto& s) { return s->version == version; });
         // The keys first: by the time the follower serves this catalog it can take writes for it.
         if (!st.keyring.empty()) self->send(replica, atom::keyring::value, st.keyring);
+        self->send(replica, atom::checks::value, checks_of(st.ctx));
         if (epoch == st.epoch && held != st.recent.end()) {
           auto d = delta_between(**held, *latest, st.epoch);
           d.payments = payments_between(st.recent, version, latest->version);

@@ -99,6 +99,7 @@ template <class Reply, class Answer, class Refuse, class... Ts>
 void forward(self_ptr self, Answer answer, Refuse refuse, Ts&&... xs) {
   auto& st = self->state;
   if (!st.feed) return refuse("the primary is unreachable; try again shortly");
+  if (!st.checks_differ.empty()) return refuse(st.checks_differ);
   auto ticket = st.next_ticket++;
   st.in_flight.emplace(ticket, refuse);
   self->request(st.feed, forward_timeout, std::forward<Ts>(xs)...)
@@ -204,6 +205,15 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
       },
       [=](atom::keyring, std::string& text) {
         if (self->state.on_keyring) self->state.on_keyring(text);
+      },
+      [=](atom::checks, std::string& primary) {
+        auto& st = self->state;
+        auto own = checks_of(st.ctx);
+        if (own == primary) return st.checks_differ.clear();
+        st.checks_differ = "this follower checks declarations against other terms or limits than its primary's; "
+                           "give it the primary's terms, allowHttpResources and limits.maxItemsPerProvider";
+        st.ctx.log.error("this follower's checks differ from its primary's: it forwards no writes until they agree",
+                         {{"primary", primary}, {"follower", own}});
       },
       [=](atom::declare a, std::string& provider, declare_command& cmd, write_completion& done) {
         forward_write(self, done, a, std::move(provider), std::move(cmd));

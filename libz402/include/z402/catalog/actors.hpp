@@ -39,6 +39,7 @@ using connect = caf::atom_constant<caf::atom("connect")>;
 using keyring = caf::atom_constant<caf::atom("keyring")>;
 using answered = caf::atom_constant<caf::atom("answered")>;
 using applied = caf::atom_constant<caf::atom("applied")>;
+using checks = caf::atom_constant<caf::atom("checks")>;
 }  // namespace atom
 
 /// PERSISTENCE: writes the newest snapshot to the catalog file (persistence_actor.hpp).
@@ -66,7 +67,10 @@ using replica_feed_actor = caf::typed_actor<
     caf::reacts_to<atom::delta, catalog_delta>,
     /// FEED: the primary's provider records and settle keys (hashes only), as its keyring file
     /// holds them: on subscribing and on every change. The follower authenticates with them.
-    caf::reacts_to<atom::keyring, std::string>>;
+    caf::reacts_to<atom::keyring, std::string>,
+    /// FEED: what the primary checks declarations against (checks_of), on subscribing; a
+    /// follower whose own differ forwards no writes and says so.
+    caf::reacts_to<atom::checks, std::string>>;
 
 /// The writes a follower forwards to its primary (issue 16 point 2): authenticated and checked
 /// at the follower, so the rules' CPU stays off the primary; the answer is the primary's.

@@ -65,4 +65,10 @@ struct engine_context {
   std::uint64_t epoch = 0;  // this run of the catalog (snapshot::epoch), drawn by the engine
 };
 
+/// What a declaration is checked against where it arrives: the terms, plain-http resources
+/// allowed or not, the items a provider may declare. A follower checks declarations for its
+/// primary (issue 16), so the two must agree; the FEED sends the primary's, and a follower whose
+/// own differ forwards no writes. Readable: it goes into the log line that says so.
+std::string checks_of(const engine_context& ctx);
+
 }  // namespace z402::catalog

@@ -40,6 +40,7 @@ struct replica_state {
   std::chrono::milliseconds backoff{0};
   std::string last_failure;  // why the last attempt to reach the FEED failed, as logged
   std::function<void(const std::string&)> on_keyring;
+  std::string checks_differ;  // why writes are refused: its checks differ from the primary's; empty: they agree
   // Forwarded writes the primary has not answered, by ticket: how to refuse each (with a reason)
   // when the link goes down first.
   std::uint64_t next_ticket = 1;
