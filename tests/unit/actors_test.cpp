@@ -303,6 +303,11 @@ CAF_TEST(the feed sends a follower at most its credit of unapplied changes and t
   CAF_CHECK_EQUAL(got->back(), "delta 7-8 payments 1");
   advance(catalog::feed_heartbeat + 10ms);  // no heartbeat either: it has no credit left
   CAF_CHECK_EQUAL(got->size(), catalog::feed_credit);
+  // An anonymous word, or one from a node that never subscribed, gives no credit (nor a crash).
+  caf::anon_send(feed, catalog::atom::applied::value, std::uint64_t{1});
+  self->send(feed, catalog::atom::applied::value, std::uint64_t{1});
+  sched.run();
+  CAF_CHECK_EQUAL(got->size(), catalog::feed_credit);
   // Once it applied one, it is sent everything since in one change, with every payment it missed.
   caf::send_as(slow, feed, catalog::atom::applied::value, std::uint64_t{1});
   sched.run();

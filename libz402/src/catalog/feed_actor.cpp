@@ -118,7 +118,9 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
       },
       [=](atom::applied, std::uint64_t) {
         auto& st = self->state;
+        // Only a subscribed follower's word counts: an anonymous one names nobody.
         auto sender = self->current_sender();
+        if (!sender) return;
         auto f = std::find_if(st.followers.begin(), st.followers.end(), [&](auto& f) { return f.replica.address() == sender->address(); });
         if (f == st.followers.end()) return;
         if (f->unacknowledged > 0) --f->unacknowledged;
