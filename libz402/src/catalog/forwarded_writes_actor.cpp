@@ -7,14 +7,18 @@ namespace {
 
 using self_ptr = writes_actor::stateful_pointer<writes_state>;
 
-// A PROVIDER's answer to a forwarded write, carried back to WRITES under `ticket`.
-caf::typed_response_promise<write_outcome> await_write(self_ptr self, write_completion& done) {
+// Hands a forwarded write to the provider's PROVIDER as the engine does (`what` and `command`,
+// then a completion); the PROVIDER's outcome comes back to WRITES under a ticket, which answers
+// the follower's request with it.
+template <class Atom, class Command>
+caf::typed_response_promise<write_outcome> hand_to_provider(self_ptr self, Atom what, const std::string& provider, Command command) {
   auto ticket = self->state.next_ticket++;
   auto promise = self->make_response_promise<write_outcome>();
   self->state.writes.emplace(ticket, promise);
   writes_actor me = self;
-  done = write_completion{[me, ticket](write_outcome o) { caf::anon_send(me, atom::answered::value, ticket, std::move(o)); },
-                          write_outcome::unavailable("the primary is shutting down")};
+  write_completion done{[me, ticket](write_outcome o) { caf::anon_send(me, atom::answered::value, ticket, std::move(o)); },
+                        write_outcome::unavailable("the primary is shutting down")};
+  caf::anon_send(self->state.directory->get(provider), what, std::move(command), std::move(done));
   return promise;
 }
 
@@ -34,24 +38,9 @@ writes_actor::behavior_type forwarded_writes_handler(writes_actor::stateful_poin
   self->state.directory = std::move(directory);
   self->state.settle = std::move(settle);
   return {
-      [=](atom::declare, std::string& provider, declare_command& cmd) {
-        write_completion done;
-        auto promise = await_write(self, done);
-        caf::anon_send(self->state.directory->get(provider), atom::declare::value, std::move(cmd), std::move(done));
-        return promise;
-      },
-      [=](atom::repeat, std::string& provider, std::string& digest) {
-        write_completion done;
-        auto promise = await_write(self, done);
-        caf::anon_send(self->state.directory->get(provider), atom::repeat::value, std::move(digest), std::move(done));
-        return promise;
-      },
-      [=](atom::delist, std::string& provider, delist_command& cmd) {
-        write_completion done;
-        auto promise = await_write(self, done);
-        caf::anon_send(self->state.directory->get(provider), atom::delist::value, std::move(cmd), std::move(done));
-        return promise;
-      },
+      [=](atom::declare a, std::string& provider, declare_command& cmd) { return hand_to_provider(self, a, provider, std::move(cmd)); },
+      [=](atom::repeat a, std::string& provider, std::string& digest) { return hand_to_provider(self, a, provider, std::move(digest)); },
+      [=](atom::delist a, std::string& provider, delist_command& cmd) { return hand_to_provider(self, a, provider, std::move(cmd)); },
       [=](atom::settle, settle_batch& events) {
         auto ticket = self->state.next_ticket++;
         auto promise = self->make_response_promise<settle_outcomes>();
