@@ -65,6 +65,25 @@ function serveExit(dataDir, args) {
   return { status: r.status, stderr: r.stderr };
 }
 
+/**
+ * Starts a node in a data dir of its own, following the primary; `prepare(dir)` writes its
+ * config first and what it returns goes to `check(node, prepared)`. Stopped and removed after.
+ */
+async function withFollower(prepare, check) {
+  const dir = newDataDir();
+  try {
+    const prepared = prepare(dir);
+    const node = await startServer(dir, ["--follow", `127.0.0.1:${feedPort}`]);
+    try {
+      await check(node, prepared);
+    } finally {
+      await stopServer(node);
+    }
+  } finally {
+    removeDataDir(dir);
+  }
+}
+
 /** openssl s_client at the primary's feed with `extra`; what it printed once the server answered or 3 s passed. */
 function sClient(extra) {
   const r = spawnSync("openssl", ["s_client", "-connect", `127.0.0.1:${feedPort}`, "-CAfile", cas[0].ca, "-ign_eof", ...extra],
@@ -338,70 +357,47 @@ test("a follower restarted without --follow is a primary with the primary's keys
 });
 
 test("a follower that checks declarations against other terms than its primary's forwards no writes and says why", async () => {
-  const dir = newDataDir();
-  try {
+  const prepare = (dir) => {
     const { cert, key } = makeServerCert(cas[0].dir, "other-terms", { usage: "serverAuth,clientAuth" });
     writeFileSync(join(dir, "config.json"), JSON.stringify({ cluster: { ca: cas[0].ca, cert, key }, terms: { asset: "other-asset" } }));
-    const otherTerms = termsFile(dir).terms;
+    return termsFile(dir).terms;
+  };
+  await withFollower(prepare, async (node, otherTerms) => {
     assert.notEqual(otherTerms.asset, terms.asset);
-    const node = await startServer(dir, ["--follow", `127.0.0.1:${feedPort}`]);
-    try {
-      await waitFor("the difference logged", async () => /checks differ from its primary's/.test(node.log()), 5000);
-      // Its own rules pass this item; the primary's would not: it is not forwarded.
-      let r;
-      await waitFor("a key it knows", async () =>
-        (r = await declare(node.url, providerKey, { items: [item(otherTerms, payTo, route(10))] })).status !== 401, 5000);
-      assert.equal(r.status, 503);
-      assert.match(JSON.parse(r.body).message, /other terms or limits than its primary's/);
-      assert.doesNotMatch((await get(primary, "/discovery/resources")).body, new RegExp(route(10)));
-    } finally {
-      await stopServer(node);
-    }
-  } finally {
-    removeDataDir(dir);
-  }
+    await waitFor("the difference logged", async () => /checks differ from its primary's/.test(node.log()), 5000);
+    // Its own rules pass this item; the primary's would not: it is not forwarded.
+    let r;
+    await waitFor("a key it knows", async () =>
+      (r = await declare(node.url, providerKey, { items: [item(otherTerms, payTo, route(10))] })).status !== 401, 5000);
+    assert.equal(r.status, 503);
+    assert.match(JSON.parse(r.body).message, /other terms or limits than its primary's/);
+    assert.doesNotMatch((await get(primary, "/discovery/resources")).body, new RegExp(route(10)));
+  });
 });
 
 test("a node whose certificate another CA signed is refused at the handshake, says so, and changes nothing", async () => {
-  const dir = newDataDir();
-  try {
-    joinCluster(dir, cas[1], "stranger");
-    const members = (await health(primary)).followers;
-    const stranger = await startServer(dir, ["--follow", `127.0.0.1:${feedPort}`]);
-    try {
-      await waitFor("the refusal logged", async () => /cannot reach the primary's feed.*reason=.*handshake/.test(stranger.log()), 5000);
-      const h = await health(stranger);
-      assert.notEqual(h.primary.link, "connected");
-      assert.equal(h.primary.linksMade, 0);
-      assert.equal(h.items, 0);
-      // Said once, not once per attempt (it tries again with backoff).
-      await sleep(scaled(1000));
-      assert.equal(stranger.log().match(/cannot reach the primary's feed/g).length, 1);
-      await waitFor("the members still subscribed", async () => (await health(primary)).followers === members, 3000);
-    } finally {
-      await stopServer(stranger);
-    }
-  } finally {
-    removeDataDir(dir);
-  }
+  const members = (await health(primary)).followers;
+  await withFollower((dir) => joinCluster(dir, cas[1], "stranger"), async (stranger) => {
+    await waitFor("the refusal logged", async () => /cannot reach the primary's feed.*reason=.*handshake/.test(stranger.log()), 5000);
+    const h = await health(stranger);
+    assert.notEqual(h.primary.link, "connected");
+    assert.equal(h.primary.linksMade, 0);
+    assert.equal(h.items, 0);
+    // Said once, not once per attempt (it tries again with backoff).
+    await sleep(scaled(1000));
+    assert.equal(stranger.log().match(/cannot reach the primary's feed/g).length, 1);
+    await waitFor("the members still subscribed", async () => (await health(primary)).followers === members, 3000);
+  });
 });
 
 test("a node without cluster credentials cannot follow a TLS primary", async () => {
-  const dir = newDataDir();
-  try {
-    const members = (await health(primary)).followers;
-    const plain = await startServer(dir, ["--follow", `127.0.0.1:${feedPort}`]);
-    try {
-      assert.match(plain.log(), /over plain BASP \(loopback only\)/);
-      await waitFor("the failure logged", async () => /cannot reach the primary's feed/.test(plain.log()), 8000);
-      assert.equal((await health(plain)).primary.linksMade, 0);
-      await waitFor("the members still subscribed", async () => (await health(primary)).followers === members, 3000);
-    } finally {
-      await stopServer(plain);
-    }
-  } finally {
-    removeDataDir(dir);
-  }
+  const members = (await health(primary)).followers;
+  await withFollower(() => {}, async (plain) => {
+    assert.match(plain.log(), /over plain BASP \(loopback only\)/);
+    await waitFor("the failure logged", async () => /cannot reach the primary's feed/.test(plain.log()), 8000);
+    assert.equal((await health(plain)).primary.linksMade, 0);
+    await waitFor("the members still subscribed", async () => (await health(primary)).followers === members, 3000);
+  });
 });
 
 test("openssl s_client at the feed: the handshake completes with a cluster certificate, not without one or with another CA's", () => {
