@@ -21,12 +21,12 @@ namespace {
 
 struct fixture : test::engine_fixture {
   catalog::engine_context ctx;
-  catalog::snapshot_store store;
+  std::shared_ptr<catalog::snapshot_store> store = std::make_shared<catalog::snapshot_store>();
   test::temp_dir dir{"z402-actors"};
 
   fixture() {
     ctx.clock = wall;
-    store.publish(catalog::first_snapshot({}, 1, test::start_ms));
+    store->publish(catalog::first_snapshot({}, 1, test::start_ms));
   }
 
   catalog::item_ptr item(std::uint64_t seq, const std::string& resource) {
@@ -61,32 +61,32 @@ CAF_TEST_FIXTURE_SCOPE(actor_tests, fixture)
 
 CAF_TEST(the registry answers a commit with true once readers see it and refuses past a budget by code) {
   ctx.limits.max_items = 1;
-  auto registry = sys.spawn(catalog::registry, ctx, &store, catalog::persistence_actor{}, 1ms, 250ms);
+  auto registry = sys.spawn(catalog::registry, ctx, store, catalog::persistence_actor{}, 1ms, 250ms);
   sched.run();
   auto first = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                              catalog::item_change{{item(1, "https://a.example.com/x")}, {}, {}}, true);
   auto committed = answer<bool>(first);
   CAF_REQUIRE(committed);
   CAF_CHECK(*committed);
-  CAF_CHECK_EQUAL(store.load()->items.size(), 1u);
+  CAF_CHECK_EQUAL(store->load()->items.size(), 1u);
   auto second = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                               catalog::item_change{{item(2, "https://a.example.com/y")}, {}, {}}, true);
   auto refused = answer<bool>(second);
   CAF_REQUIRE(!refused);
   CAF_CHECK(refused.error() == errc::catalog_full);
-  CAF_CHECK_EQUAL(store.load()->items.size(), 1u);
+  CAF_CHECK_EQUAL(store->load()->items.size(), 1u);
   // Without may_refuse (counts, heartbeats, evictions) a change always lands.
   auto counted = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                                catalog::item_change{{item(2, "https://a.example.com/y")}, {}, {}}, false);
   CAF_CHECK(answers_true(counted));
-  CAF_CHECK_EQUAL(store.load()->items.size(), 2u);
+  CAF_CHECK_EQUAL(store->load()->items.size(), 2u);
   auto flushed = self->request(registry, caf::infinite, catalog::atom::flush::value);
   CAF_CHECK(answers_true(flushed));  // no PERSISTENCE: nothing to write
   self->send_exit(registry, caf::exit_reason::user_shutdown);
 }
 
 CAF_TEST(the registry answers a count at once and publishes counts at most once per counts interval) {
-  auto registry = sys.spawn(catalog::registry, ctx, &store, catalog::persistence_actor{}, 1ms, 250ms);
+  auto registry = sys.spawn(catalog::registry, ctx, store, catalog::persistence_actor{}, 1ms, 250ms);
   sched.run();
   auto declared = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                                 catalog::item_change{{item(1, "https://a.example.com/x")}, {}, {}}, true);
@@ -95,35 +95,35 @@ CAF_TEST(the registry answers a count at once and publishes counts at most once 
   // One more paid call on the listed item: the same content, a new count.
   auto today = wire::utc_day(wall->now_ms());
   auto paid = [&](std::uint64_t calls) {
-    auto r = store.load()->items.at(0)->record();
+    auto r = store->load()->items.at(0)->record();
     r.paid_calls = calls;
     r.paid_day = today;
     return catalog::item_change{{catalog::make_item(std::move(r), today)}, {}, {}};
   };
-  auto calls = [&] { return store.load()->items.at(0)->record().paid_calls_on(today); };
-  auto version = store.load()->version;
+  auto calls = [&] { return store->load()->items.at(0)->record().paid_calls_on(today); };
+  auto version = store->load()->version;
   // The first count after a quiet spell is published at once.
   auto first = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"}, paid(1), false);
   CAF_CHECK(answers_true(first));
   CAF_CHECK_EQUAL(calls(), 1u);
-  CAF_CHECK_EQUAL(store.load()->version, version + 1);
+  CAF_CHECK_EQUAL(store->load()->version, version + 1);
   // The next one is answered within 10 ms but held for the rest of the interval.
   auto second = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"}, paid(2), false);
   CAF_CHECK(answers_true(second));
   CAF_CHECK_EQUAL(calls(), 1u);
-  CAF_CHECK_EQUAL(store.load()->version, version + 1);
+  CAF_CHECK_EQUAL(store->load()->version, version + 1);
   advance(200ms);  // 220 ms after the first count's publication
   CAF_CHECK_EQUAL(calls(), 1u);
   advance(50ms);  // the interval ends: one version carries what was held
   CAF_CHECK_EQUAL(calls(), 2u);
-  CAF_CHECK_EQUAL(store.load()->version, version + 2);
+  CAF_CHECK_EQUAL(store->load()->version, version + 2);
   // A content change is not held behind counts: visible within the publication interval.
   auto third = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"}, paid(3), false);
   sched.run();
   auto added = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                              catalog::item_change{{item(2, "https://a.example.com/y")}, {}, {}}, true);
   CAF_CHECK(answers_true(added));
-  CAF_CHECK_EQUAL(store.load()->items.size(), 2u);
+  CAF_CHECK_EQUAL(store->load()->items.size(), 2u);
   CAF_CHECK_EQUAL(calls(), 3u);  // and it carries the held count along
   CAF_CHECK(answers_true(third));
   // flush publishes what is held back.
@@ -141,7 +141,7 @@ CAF_TEST(the registry answers a count at once and publishes counts at most once 
 CAF_TEST(persistence answers a flush with true once the newest snapshot is on disk) {
   auto file = dir.path / "catalog.json";
   auto persistence = sys.spawn(catalog::persistence, file, 1000ms, ctx, catalog::payments_file_end{});
-  auto registry = sys.spawn(catalog::registry, ctx, &store, persistence, 1ms, 250ms);
+  auto registry = sys.spawn(catalog::registry, ctx, store, persistence, 1ms, 250ms);
   sched.run();
   auto committed = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                                  catalog::item_change{{item(1, "https://a.example.com/x")}, {}, {}}, true);
@@ -158,7 +158,7 @@ CAF_TEST(persistence answers a flush with true once the newest snapshot is on di
 }
 
 CAF_TEST(a provider answers a batch of settles with one outcome per event in order) {
-  auto registry = sys.spawn(catalog::registry, ctx, &store, catalog::persistence_actor{}, 1ms, 250ms);
+  auto registry = sys.spawn(catalog::registry, ctx, store, catalog::persistence_actor{}, 1ms, 250ms);
   auto provider = sys.spawn(catalog::provider, ctx, registry, std::string{"p1"}, catalog::item_list{item(1, "https://a.example.com/x")});
   sched.run();
   auto settlement = [&](const std::string& url) {
@@ -178,7 +178,7 @@ CAF_TEST(a provider answers a batch of settles with one outcome per event in ord
   CAF_CHECK((*outcomes)[0].state == catalog::settle_outcome::status::success);
   CAF_CHECK((*outcomes)[1].state == catalog::settle_outcome::status::rejected);
   CAF_CHECK((*outcomes)[1].cause == catalog::settle_rejection::not_declared);
-  auto snap = store.load();
+  auto snap = store->load();
   CAF_REQUIRE_EQUAL(snap->items.size(), 1u);
   CAF_CHECK_EQUAL(snap->items[0]->record().paid_calls, 1u);
   self->send_exit(provider, caf::exit_reason::user_shutdown);

@@ -55,16 +55,16 @@ engine::engine(caf::actor_system& sys, engine_options options) {
                        ? spawn_detached(sys, catalog::persistence, options.catalog_file, options.persist_interval, ctx_, end)
                        : sys.spawn(catalog::persistence, options.catalog_file, options.persist_interval, ctx_, end);
   bool resumes = options.follow && options.initial_epoch != 0;
-  store_.publish(resumes ? first_snapshot(initial, options.initial_epoch, ctx_.clock->now_ms(), options.initial_version)
+  store_->publish(resumes ? first_snapshot(initial, options.initial_epoch, ctx_.clock->now_ms(), options.initial_version)
                          : first_snapshot(initial, ctx_.epoch, ctx_.clock->now_ms()));
-  registry_ = sys.spawn(catalog::registry, ctx_, &store_, persistence_, options.publish_interval,
+  registry_ = sys.spawn(catalog::registry, ctx_, store_, persistence_, options.publish_interval,
                         options.counts_interval);
   feed_window_ = options.feed_window;
   if (options.follow) {
     // A follower's items are the primary's: no PROVIDER owns them here (their timers run on the
     // primary, whose changes arrive), and the REPLICA publishes them.
     directory_ = std::make_shared<provider_directory>(sys, ctx_, registry_, std::unordered_map<std::string, item_list>{});
-    replica_ = sys.spawn(catalog::replica, ctx_, &store_, persistence_, *options.follow, std::move(options.on_keyring));
+    replica_ = sys.spawn(catalog::replica, ctx_, store_, persistence_, *options.follow, std::move(options.on_keyring));
   } else {
     std::vector<std::string> loaded;
     for (auto& [name, items] : initial_of) loaded.push_back(name);
@@ -139,7 +139,7 @@ feed_remote_actor engine::feed() {
     // Made from the snapshot readers see now; the REGISTRY sends every later one.
     auto& sys = registry_->home_system();
     writes_ = sys.spawn(catalog::forwarded_writes_handler, directory_, settle_);
-    feed_ = sys.spawn(catalog::feed, ctx_, store_.load(), ctx_.epoch, feed_window_, writes_);
+    feed_ = sys.spawn(catalog::feed, ctx_, store_->load(), ctx_.epoch, feed_window_, writes_);
     caf::anon_send(registry_, atom::watch::value, publication_watcher{feed_});
   }
   return feed_;

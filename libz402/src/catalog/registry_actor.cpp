@@ -99,17 +99,17 @@ snapshot_ptr first_snapshot(const item_list& loaded, std::uint64_t epoch, std::i
 }
 
 registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry_state> self, engine_context ctx,
-                                       snapshot_store* store, persistence_actor persistence,
+                                       std::shared_ptr<snapshot_store> store, persistence_actor persistence,
                                        std::chrono::milliseconds publish_interval,
                                        std::chrono::milliseconds counts_interval) {
   auto& st = self->state;
   st.ctx = std::move(ctx);
-  st.store = store;
+  st.store = std::move(store);
   st.persistence = std::move(persistence);
   st.publications = coalescer{publish_interval};
   st.count_publications = coalescer{counts_interval};
   // Start from what the engine published (first_snapshot): its items, its version and indexes.
-  auto first = store->load();
+  auto first = st.store->load();
   for (auto& i : first->items) apply(st, i->record().provider, item_change{{i}, {}, {}});
   st.version = first->version;
   st.indexes = first->indexes;

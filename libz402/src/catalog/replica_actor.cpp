@@ -124,18 +124,18 @@ void forward_write(self_ptr self, write_completion& done, Ts&&... xs) {
 }  // namespace
 
 replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_state> self, engine_context ctx,
-                                     snapshot_store* store, persistence_actor persistence, config::listen_address primary,
+                                     std::shared_ptr<snapshot_store> store, persistence_actor persistence, config::listen_address primary,
                                      std::function<void(const std::string&)> on_keyring) {
   auto& st = self->state;
   st.ctx = std::move(ctx);
   st.ctx.log = st.ctx.log.with_component("cluster.replica");
-  st.store = store;
+  st.store = std::move(store);
   st.persistence = std::move(persistence);
   st.primary = std::move(primary);
   st.on_keyring = std::move(on_keyring);
   // Until the primary answers, the node serves the catalog it loaded from its own file; when that
   // is a state of the primary's (the file said which), it subscribes from there.
-  auto loaded = store->load();
+  auto loaded = st.store->load();
   st.items = loaded->items;
   if (loaded->epoch != st.ctx.epoch) {
     st.epoch = loaded->epoch;

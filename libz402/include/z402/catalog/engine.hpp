@@ -61,7 +61,7 @@ class engine {
   engine& operator=(const engine&) = delete;
 
   /// Readers load snapshots here without waiting for any actor.
-  const snapshot_store& snapshots() const { return store_; }
+  const snapshot_store& snapshots() const { return *store_; }
 
   /// Who receives payments at which payTo (catalog.md §3: the provider is the one whose payTo
   /// is paymentRequirements.payTo). Replaces the previous map.
@@ -118,7 +118,9 @@ class engine {
 
  private:
   engine_context ctx_;
-  snapshot_store store_;
+  // Shared with the actors that publish into it (REGISTRY, REPLICA): one that runs, or first
+  // starts, after the engine is gone still publishes into a live store.
+  std::shared_ptr<snapshot_store> store_ = std::make_shared<snapshot_store>();
   persistence_actor persistence_;
   registry_actor registry_;
   settle_actor settle_;

@@ -24,7 +24,7 @@ namespace z402::catalog {
 
 struct registry_state {
   engine_context ctx;
-  snapshot_store* store = nullptr;
+  std::shared_ptr<snapshot_store> store;  // shared with the engine: it outlives neither
   persistence_actor persistence;  // may be null: nothing is written
 
   item_list items;  // sorted by seq: listing order; a publication copies it as it is
@@ -51,7 +51,7 @@ snapshot_ptr first_snapshot(const item_list& loaded, std::uint64_t epoch, std::i
 
 /// Starts from the snapshot in `store` (first_snapshot) and publishes every change after it.
 registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry_state> self, engine_context ctx,
-                                       snapshot_store* store, persistence_actor persistence,
+                                       std::shared_ptr<snapshot_store> store, persistence_actor persistence,
                                        std::chrono::milliseconds publish_interval,
                                        std::chrono::milliseconds counts_interval);
 

@@ -29,7 +29,7 @@ namespace z402::catalog {
 
 struct replica_state {
   engine_context ctx;
-  snapshot_store* store = nullptr;
+  std::shared_ptr<snapshot_store> store;  // shared with the engine: it outlives neither
   persistence_actor persistence;
   config::listen_address primary;
   std::uint64_t epoch = 0;    // of the primary's run this catalog came from; 0: none yet
@@ -53,7 +53,7 @@ struct replica_state {
 inline constexpr std::chrono::seconds forward_timeout{5};
 
 replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_state> self, engine_context ctx,
-                                     snapshot_store* store, persistence_actor persistence, config::listen_address primary,
+                                     std::shared_ptr<snapshot_store> store, persistence_actor persistence, config::listen_address primary,
                                      std::function<void(const std::string&)> on_keyring);
 
 }  // namespace z402::catalog
