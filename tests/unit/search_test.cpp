@@ -305,10 +305,12 @@ CAF_TEST(resolve finds the item of every provider with one identity) {
   CAF_CHECK(refused("type=mcp&url=https%3A%2F%2Fa.example.com", errc::invalid_filter, "toolName"));
 }
 
-CAF_TEST(a page sorted on demand equals the same page of the whole ranking) {
-  // 300 listings over 5 origins, scores spread and tied: pages must be what spread_origins of
-  // the fully sorted ranking gives, at every offset, past the end, and where origins run short
-  // (5 origins x 3 places = 15 hits keep theirs; the rest come after, in rank order).
+CAF_TEST(the best hits and their pages equal those of the whole ranking) {
+  // 300 listings over 5 origins, scores spread and tied: the k best (scored with skipping) must
+  // be the first k of the whole ranking, score for score; a page must be what spread_origins of
+  // the whole ranking gives, at every offset, past the end, and where origins run short (5
+  // origins x 3 places = 15 hits keep theirs; the rest come after, in rank order); with a
+  // filter, the same of the ranking's hits that pass it.
   std::vector<std::string> urls, descriptions;
   for (int i = 0; i < 300; ++i) {
     urls.push_back("https://o" + std::to_string(i % 5) + ".example.com/r" + std::to_string(i));
@@ -320,15 +322,35 @@ CAF_TEST(a page sorted on demand equals the same page of the whole ranking) {
   rows.insert(rows.end(), catalog_rows.begin(), catalog_rows.end());
   auto s = snapshot_of(rows);
   auto& idx = s.search_index_of();
-  for (auto query : {"weather forecast", "weather city 3", "translate text", "nothing matches zzz"}) {
+  std::vector<std::uint32_t> every_third, none;
+  for (std::uint32_t i = 0; i < idx.size(); i += 3) every_third.push_back(i);
+  for (auto query : {"weather", "weather forecast", "weather city 3", "forecast city 7 weather", "translate text", "nothing matches zzz"}) {
     auto terms = search::tokenize(query);
-    auto whole = search::spread_origins(idx, idx.rank(terms), http::results_per_origin);
-    for (std::size_t offset : {0u, 1u, 10u, 14u, 15u, 16u, 100u, 299u, 400u})
-      for (std::size_t limit : {1u, 10u, 100u, 1000u}) {
-        std::vector<std::size_t> expected;
-        for (auto i = offset; i < whole.size() && expected.size() < limit; ++i) expected.push_back(whole[i].position);
-        auto page = search::page_of(idx, idx.score(terms), http::results_per_origin, offset, limit);
-        CAF_CHECK(page == expected);
+    using rows = const std::vector<std::uint32_t>*;
+    for (rows allowed : {rows{nullptr}, rows{&every_third}, rows{&none}}) {
+      auto ranking = idx.rank(terms);
+      if (allowed)
+        std::erase_if(ranking, [&](const search::hit& h) {
+          return !std::binary_search(allowed->begin(), allowed->end(), static_cast<std::uint32_t>(h.position));
+        });
+      for (std::size_t k : {1u, 2u, 10u, 63u, 64u, 65u, 100u, 1000u}) {
+        auto best = idx.top(terms, k, allowed);
+        const std::size_t expected_size = std::min(k, ranking.size());
+        CAF_CHECK_EQUAL(best.size(), expected_size);
+        for (std::size_t i = 0; i < best.size() && i < ranking.size(); ++i) {
+          CAF_CHECK_EQUAL(best[i].position, ranking[i].position);
+          CAF_CHECK_EQUAL(best[i].score, ranking[i].score);
+        }
       }
+      auto whole = search::spread_origins(idx, ranking, http::results_per_origin);
+      for (std::size_t offset : {0u, 1u, 10u, 14u, 15u, 16u, 100u, 299u, 400u})
+        for (std::size_t limit : {1u, 10u, 100u, 1000u}) {
+          std::vector<std::size_t> expected;
+          for (auto i = offset; i < whole.size() && expected.size() < limit; ++i) expected.push_back(whole[i].position);
+          auto page = search::page_of(idx, terms, allowed, http::results_per_origin, offset, limit);
+          CAF_CHECK(page.positions == expected);
+          CAF_CHECK_EQUAL(page.more, whole.size() > offset + limit);
+        }
+    }
   }
 }

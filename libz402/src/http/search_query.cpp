@@ -81,19 +81,14 @@ expected<search_request> read_search_request(const query_params& params, const c
 std::string render_search(const catalog::snapshot& snap, const search_request& req, const cursor_signer& cursors,
                           std::int64_t now_ms, shown_items* shown) {
   auto& idx = snap.search_index_of();
-  auto hits = idx.score(search::tokenize(req.query));
   std::vector<std::uint32_t> storage;
-  if (auto* rows = filtered_rows(snap, req.filter, storage))
-    std::erase_if(hits, [&](const search::hit& h) {
-      return !std::binary_search(rows->begin(), rows->end(), static_cast<std::uint32_t>(h.position));
-    });
-  auto total = hits.size();
-  auto page = search::page_of(idx, std::move(hits), results_per_origin, req.offset, req.limit);
+  auto page = search::page_of(idx, search::tokenize(req.query), filtered_rows(snap, req.filter, storage), results_per_origin,
+                              req.offset, req.limit);
   std::string out = R"({"x402Version":2,"resources":[)";
-  append_items(out, snap, page, shown);
+  append_items(out, snap, page.positions, shown);
   out.append(R"(],"partialResults":false,"pagination":{"limit":)").append(std::to_string(req.limit));
   auto next = req.offset + req.limit;
-  if (next < total)
+  if (page.more)
     out.append(R"(,"cursor":")").append(cursors.issue(next, req.fingerprint, now_ms)).append("\"}}");
   else
     out.append(R"(,"cursor":null}})");

@@ -103,7 +103,6 @@ index::index(std::vector<const document*> docs) : docs_(std::move(docs)) {
   for (auto* d : docs_)
     for (std::size_t f = 0; f < field_count; ++f) average[f] += d->length[f];
   for (auto& a : average) a = docs_.empty() ? 1.0 : std::max(1.0, a / docs_.size());
-  field_weight_.resize(docs_.size());
   origin_ids_.resize(docs_.size());
   std::unordered_map<std::string_view, std::uint32_t> origin_numbers;
   for (std::uint32_t i = 0; i < docs_.size(); ++i) {
@@ -113,55 +112,166 @@ index::index(std::vector<const document*> docs) : docs_(std::move(docs)) {
     for (std::size_t f = 0; f < field_count; ++f)
       if (d.length[f] >= judged_length)
         honesty = std::min(honesty, static_cast<double>(d.term_count(static_cast<field>(f))) / d.length[f] / honest_distinct_share);
-    std::unordered_map<std::string_view, std::uint8_t> masks;
+    std::array<float, field_count> field_weight{};  // weight / length normalisation
+    std::unordered_map<std::string_view, std::uint8_t> masks;  // bit f: the term is in field f
     for (std::size_t f = 0; f < field_count; ++f) {
       double norm = 1.0 - length_norm[f] + length_norm[f] * d.length[f] / average[f];
-      field_weight_[i][f] = static_cast<float>(weight[f] * honesty * honesty / norm);
+      field_weight[f] = static_cast<float>(weight[f] * honesty * honesty / norm);
       for (std::size_t k = 0; k < d.term_count(static_cast<field>(f)); ++k)
         masks[d.term(static_cast<field>(f), k)] |= static_cast<std::uint8_t>(1u << f);
     }
-    for (auto& [term, mask] : masks) postings_[std::string{term}].push_back({i, mask});
+    // The term's weighted frequency here, until its document frequency is known below.
+    for (auto& [term, mask] : masks) {
+      double wtf = 0;
+      for (std::size_t f = 0; f < field_count; ++f)
+        if (mask & (1u << f)) wtf += field_weight[f];
+      postings_[std::string{term}].list.push_back({i, static_cast<float>(wtf)});
+    }
   }
   origin_count_ = origin_numbers.size();
+  const double n = static_cast<double>(docs_.size());
+  for (auto& [term, t] : postings_) {
+    const double df = static_cast<double>(t.list.size());
+    const double idf = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
+    t.block_best.assign((t.list.size() + block - 1) / block, 0.0f);
+    for (std::size_t k = 0; k < t.list.size(); ++k) {
+      const double wtf = t.list[k].contribution;
+      auto& c = t.list[k].contribution;
+      c = static_cast<float>(idf * wtf * (k1 + 1.0) / (k1 + wtf));
+      t.block_best[k / block] = std::max(t.block_best[k / block], c);
+      t.best = std::max(t.best, c);
+    }
+  }
+}
+
+std::vector<const index::term_postings*> index::terms_of(const std::vector<std::string>& query_terms) const {
+  std::vector<std::string> distinct = query_terms;
+  sort_distinct(distinct);
+  std::vector<const term_postings*> terms;
+  for (auto& term : distinct)
+    if (auto found = postings_.find(term); found != postings_.end()) terms.push_back(&found->second);
+  return terms;
 }
 
 std::vector<hit> index::rank(const std::vector<std::string>& query_terms) const {
-  auto hits = score(query_terms);
-  std::sort(hits.begin(), hits.end(), ranks_before);
-  return hits;
-}
-
-std::vector<hit> index::score(const std::vector<std::string>& query_terms) const {
-  std::vector<std::string> distinct = query_terms;
-  sort_distinct(distinct);
   // A dense accumulator per thread: no hashing and no allocation per matching document. It is
-  // all zeros between calls (the touched entries are reset below), so a query costs its
-  // matches, not the catalog's size.
+  // all zeros between calls (the touched entries are reset below).
   thread_local std::vector<double> scores;
   thread_local std::vector<std::uint32_t> touched;
   if (scores.size() < docs_.size()) scores.resize(docs_.size(), 0.0);
   touched.clear();
-  const double n = static_cast<double>(docs_.size());
-  for (auto& term : distinct) {
-    auto found = postings_.find(term);
-    if (found == postings_.end()) continue;
-    const double df = static_cast<double>(found->second.size());
-    const double idf = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
-    for (auto& p : found->second) {
-      double wtf = 0;
-      for (std::size_t f = 0; f < field_count; ++f)
-        if (p.fields & (1u << f)) wtf += field_weight_[p.doc][f];
+  for (auto* t : terms_of(query_terms))
+    for (auto& p : t->list) {
       if (scores[p.doc] == 0.0) touched.push_back(p.doc);
-      scores[p.doc] += idf * wtf * (k1 + 1.0) / (k1 + wtf);
+      scores[p.doc] += p.contribution;
     }
-  }
   std::vector<hit> hits;
   hits.reserve(touched.size());
   for (auto doc : touched) {
     hits.push_back({doc, scores[doc]});
     scores[doc] = 0.0;
   }
+  std::sort(hits.begin(), hits.end(), ranks_before);
   return hits;
+}
+
+std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::size_t k,
+                            const std::vector<std::uint32_t>* allowed) const {
+  std::vector<hit> best;  // a heap with the hit that ranks last on top
+  auto before = [](const hit& a, const hit& b) { return ranks_before(a, b); };  // inlined, unlike a function pointer
+  auto terms = terms_of(query_terms);
+  const auto m = terms.size();
+  if (m == 0 || k == 0 || (allowed && allowed->empty())) return best;
+  // Documents come in listing order, so one that scores no more than the k-th best loses to
+  // every hit held and to every hit taken later (those score more): skipping it is exact, ties
+  // included. A bound is added up in the order scores are (the terms' sorted order) from parts
+  // each at least the document's, so it is never below the score, to the last bit.
+  auto sum = [](const std::vector<double>& parts) {
+    double total = 0;
+    for (auto part : parts) total += part;
+    return total;
+  };
+  // Terms by their best contribution, least first: a prefix of them whose bests add up to no
+  // more than the k-th best cannot place a document on their own, so only the others' lists
+  // (the essential ones) propose documents; the prefix's are looked up for those.
+  std::vector<std::size_t> order(m);
+  for (std::size_t i = 0; i < m; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return terms[a]->best < terms[b]->best; });
+  std::vector<double> cap(m, 0.0);  // the best of each non-essential term, 0 for the essential ones
+  std::vector<double> bound(m);
+  std::vector<std::size_t> at(m, 0);  // each term's next posting (indexed as `terms`)
+  std::vector<double> parts(m);
+  std::size_t essential = 0, allowed_at = 0;
+  double kth = 0;  // the k-th best score, once `best` holds k
+  std::uint32_t unskippable_to = 0;
+  double unskippable_below = -1;
+  best.reserve(k);
+  auto current = [&](std::size_t i) { return at[i] < terms[i]->list.size() ? terms[i]->list[at[i]].doc : UINT32_MAX; };
+  for (;;) {
+    std::uint32_t doc = UINT32_MAX;
+    for (auto j = essential; j < m; ++j) doc = std::min(doc, current(order[j]));
+    if (doc == UINT32_MAX) break;
+    // A stretch found unskippable stays so until the k-th best changes.
+    if (best.size() == k && (doc > unskippable_to || kth != unskippable_below)) {
+      // Up to the end of the shortest current block, no document can score more than this.
+      bound = cap;
+      std::uint32_t end = UINT32_MAX;
+      for (auto j = essential; j < m; ++j) {
+        auto i = order[j];
+        auto& list = terms[i]->list;
+        if (at[i] >= list.size()) continue;
+        auto b = at[i] / block;
+        bound[i] = terms[i]->block_best[b];
+        end = std::min(end, list[std::min(list.size(), (b + 1) * block) - 1].doc);
+      }
+      if (sum(bound) <= kth) {
+        for (auto j = essential; j < m; ++j)
+          for (auto i = order[j]; at[i] < terms[i]->list.size() && terms[i]->list[at[i]].doc <= end;) ++at[i];
+        continue;
+      }
+      unskippable_to = end;
+      unskippable_below = kth;
+    }
+    std::fill(parts.begin(), parts.end(), 0.0);
+    for (auto j = essential; j < m; ++j)
+      if (auto i = order[j]; current(i) == doc) parts[i] = terms[i]->list[at[i]++].contribution;
+    if (allowed) {
+      allowed_at = static_cast<std::size_t>(std::lower_bound(allowed->begin() + static_cast<std::ptrdiff_t>(allowed_at), allowed->end(), doc) -
+                                            allowed->begin());
+      if (allowed_at == allowed->size() || (*allowed)[allowed_at] != doc) continue;
+    }
+    for (std::size_t j = 0; j < essential; ++j) {
+      auto i = order[j];
+      auto& list = terms[i]->list;
+      auto it = std::lower_bound(list.begin() + static_cast<std::ptrdiff_t>(at[i]), list.end(), doc,
+                                 [](const posting& p, std::uint32_t d) { return p.doc < d; });
+      at[i] = static_cast<std::size_t>(it - list.begin());
+      if (it != list.end() && it->doc == doc) parts[i] = it->contribution;
+    }
+    // Added up in the terms' sorted order, as rank() does, so a score is the same double there.
+    const double score = sum(parts);
+    if (best.size() < k) {
+      best.push_back({doc, score});
+      std::push_heap(best.begin(), best.end(), before);
+    } else if (score > kth) {
+      std::pop_heap(best.begin(), best.end(), before);
+      best.back() = {doc, score};
+      std::push_heap(best.begin(), best.end(), before);
+    } else {
+      continue;
+    }
+    if (best.size() == k) {
+      kth = best.front().score;
+      for (; essential < m; ++essential) {
+        bound = cap;
+        bound[order[essential]] = terms[order[essential]]->best;
+        if (sum(bound) > kth) break;
+        cap.swap(bound);
+      }
+    }
+  }
+  std::sort_heap(best.begin(), best.end(), before);
+  return best;
 }
 
 bool ranks_before(const hit& a, const hit& b) { return a.score != b.score ? a.score > b.score : a.position < b.position; }
@@ -175,44 +285,44 @@ std::vector<hit> spread_origins(const index& idx, std::vector<hit> hits, std::si
   return kept;
 }
 
-std::vector<std::size_t> page_of(const index& idx, std::vector<hit> hits, std::size_t per_origin, std::size_t offset,
-                                 std::size_t limit) {
-  auto want = std::min(hits.size(), offset + limit);
-  if (offset >= want) return {};
+ranked_page page_of(const index& idx, const std::vector<std::string>& query_terms, const std::vector<std::uint32_t>* allowed,
+                    std::size_t per_origin, std::size_t offset, std::size_t limit) {
+  ranked_page page;
+  const auto want = offset + limit;
   // Hits seen per origin: all zeros between calls (reset below), so no allocation or clearing
   // in proportion to the catalog.
   thread_local std::vector<std::uint32_t> seen;
   if (seen.size() < idx.origins()) seen.resize(idx.origins(), 0);
-  std::vector<std::size_t> kept;  // indexes into the sorted prefix of `hits`, in rank order
-  std::size_t sorted = 0, scanned = 0;
-  // Sort the next stretch of the ranking, then scan it for hits that keep their place, until
-  // the page is full of them or the ranking runs out.
-  for (auto k = std::min(hits.size(), std::max<std::size_t>(64, 4 * want)); kept.size() < want && sorted < hits.size();
-       k = std::min(hits.size(), 2 * k)) {
-    std::partial_sort(hits.begin() + static_cast<std::ptrdiff_t>(sorted), hits.begin() + static_cast<std::ptrdiff_t>(k), hits.end(),
-                      ranks_before);
-    sorted = k;
-    for (; scanned < sorted && kept.size() < want; ++scanned)
+  // The best few times the page's end, then twice as many while origins run short of it.
+  for (auto k = std::max<std::size_t>(64, 4 * want);; k *= 2) {
+    auto hits = idx.top(query_terms, k, allowed);
+    const bool all = hits.size() < k;
+    std::vector<std::size_t> kept;  // indexes into `hits` of the hits that keep their place
+    std::size_t scanned = 0;
+    for (; scanned < hits.size() && kept.size() < want; ++scanned)
       if (++seen[idx.origin_of(hits[scanned].position)] <= per_origin) kept.push_back(scanned);
-  }
-  for (std::size_t i = 0; i < scanned; ++i) seen[idx.origin_of(hits[i].position)] = 0;
-  std::vector<std::size_t> page;
-  for (auto i = offset; i < std::min(want, kept.size()); ++i) page.push_back(hits[kept[i]].position);
-  if (kept.size() >= want) return page;
-  // Origins ran short: the rest of the page comes from the hits that moved, in rank order (the
-  // whole ranking is sorted and scanned by now).
-  std::vector<bool> is_kept(hits.size(), false);
-  for (auto i : kept) is_kept[i] = true;
-  auto moved_skip = offset > kept.size() ? offset - kept.size() : 0;
-  for (std::size_t i = 0; i < hits.size() && page.size() < want - offset; ++i) {
-    if (is_kept[i]) continue;
-    if (moved_skip > 0) {
-      --moved_skip;
-      continue;
+    for (std::size_t i = 0; i < scanned; ++i) seen[idx.origin_of(hits[i].position)] = 0;
+    if (kept.size() < want && !all) continue;
+    page.more = hits.size() > want;
+    const auto end = std::min(want, hits.size());
+    if (offset >= end) return page;
+    for (auto i = offset; i < std::min(end, kept.size()); ++i) page.positions.push_back(hits[kept[i]].position);
+    if (kept.size() >= end) return page;
+    // Origins ran short and `hits` is the whole ranking: the rest of the page comes from the
+    // hits that moved, in rank order.
+    std::vector<bool> is_kept(hits.size(), false);
+    for (auto i : kept) is_kept[i] = true;
+    auto moved_skip = offset > kept.size() ? offset - kept.size() : 0;
+    for (std::size_t i = 0; i < hits.size() && page.positions.size() < end - offset; ++i) {
+      if (is_kept[i]) continue;
+      if (moved_skip > 0) {
+        --moved_skip;
+        continue;
+      }
+      page.positions.push_back(hits[i].position);
     }
-    page.push_back(hits[i].position);
+    return page;
   }
-  return page;
 }
 
 }  // namespace z402::search

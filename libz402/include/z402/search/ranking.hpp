@@ -52,10 +52,16 @@ class index {
   explicit index(std::vector<const document*> docs);
 
   /// Every document that shares a term with the query, best first; ties keep listing order.
+  /// The whole ranking, scored exhaustively: the reference `top` is checked against.
   std::vector<hit> rank(const std::vector<std::string>& query_terms) const;
-  /// The same hits in no particular order: for a caller that needs only a page of them
-  /// (page_of), the cost is the matches', not a sort of them all.
-  std::vector<hit> score(const std::vector<std::string>& query_terms) const;
+  /// The `k` best of the documents that share a term with the query and that `allowed` holds
+  /// (positions ascending; every document when null), best first, ties in listing order: the
+  /// same hits as the first `k` of `rank` so filtered. Fewer than `k` only when that is all of
+  /// them. The cost is about k's, not the matches': documents are visited in listing order
+  /// (so a later one never wins a tie), and once `k` are held, a stretch of postings whose
+  /// upper bound cannot beat the k-th best is skipped unscored (block-max MaxScore).
+  std::vector<hit> top(const std::vector<std::string>& query_terms, std::size_t k,
+                       const std::vector<std::uint32_t>* allowed = nullptr) const;
 
   const document& doc(std::size_t position) const { return *docs_[position]; }
   std::size_t size() const { return docs_.size(); }
@@ -64,13 +70,25 @@ class index {
   std::size_t origins() const { return origin_count_; }
 
  private:
+  /// A document's posting for a term: what the term adds to its score there (BM25F of the
+  /// term's fields in it), computed once when the index is built. Scoring reads postings in
+  /// order and nothing else, so a sparse term in a large catalog costs no cache miss per hit.
   struct posting {
     std::uint32_t doc;
-    std::uint8_t fields;  // bit f: the term is in field f
+    float contribution;
   };
+  /// Postings per block of one term's list: each block keeps the best contribution in it.
+  static constexpr std::size_t block = 64;
+  struct term_postings {
+    std::vector<posting> list;      // listing order
+    float best = 0;                 // the best contribution in `list`
+    std::vector<float> block_best;  // the best contribution in list[b * block, (b + 1) * block)
+  };
+  /// The terms of the query this index knows, in the order scores add them up (sorted, distinct).
+  std::vector<const term_postings*> terms_of(const std::vector<std::string>& query_terms) const;
+
   std::vector<const document*> docs_;
-  std::unordered_map<std::string, std::vector<posting>> postings_;
-  std::vector<std::array<float, field_count>> field_weight_;  // weight / length normalisation, per doc
+  std::unordered_map<std::string, term_postings> postings_;
   std::vector<std::uint32_t> origin_ids_;
   std::size_t origin_count_ = 0;
 };
@@ -82,10 +100,17 @@ std::vector<hit> spread_origins(const index& idx, std::vector<hit> hits, std::si
 /// Best first, ties in listing order.
 bool ranks_before(const hit& a, const hit& b);
 
-/// Positions [offset, offset + limit) of spread_origins(idx, sorted hits, per_origin), from
-/// `hits` in any order (score): only as much of the ranking is sorted as the page needs,
-/// usually a few times offset + limit, all of it only when origins run short.
-std::vector<std::size_t> page_of(const index& idx, std::vector<hit> hits, std::size_t per_origin, std::size_t offset,
-                                 std::size_t limit);
+/// A page of a ranking after spread_origins: positions [offset, offset + limit), and whether
+/// more hits follow them.
+struct ranked_page {
+  std::vector<std::size_t> positions;
+  bool more = false;
+};
+
+/// The page [offset, offset + limit) of spread_origins(idx, the ranking of `query_terms` among
+/// `allowed` (null: all), per_origin), from as few of the best hits as it needs: `top` of a few
+/// times offset + limit, more only when origins run short.
+ranked_page page_of(const index& idx, const std::vector<std::string>& query_terms, const std::vector<std::uint32_t>* allowed,
+                    std::size_t per_origin, std::size_t offset, std::size_t limit);
 
 }  // namespace z402::search
