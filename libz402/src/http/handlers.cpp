@@ -321,6 +321,27 @@ void handle_delisting(app_state& app, const request& req, const auth::provider_r
                                               catalog::write_outcome::unavailable("the catalog is shutting down")});
 }
 
+namespace {
+
+// The body and its base64 copy in EXTENSION-RESPONSES (bazaar-wire.md). A counted or repeated
+// payment's answer never changes, so it is made once: at 30,000 settles a second, building,
+// serialising and encoding the same JSON each time was a tenth of the CAF thread's work.
+response settle_answer(const catalog::settle_outcome& outcome) {
+  auto make = [](const std::string& json) {
+    auto res = json_response(200, json);
+    res.set("EXTENSION-RESPONSES", wire::base64_encode(json));
+    return res;
+  };
+  if (outcome.state == catalog::settle_outcome::status::success) {
+    static const response success = make(R"({"bazaar":{"status":"success"}})");
+    return success;
+  }
+  return make(boost::json::serialize(
+      boost::json::object{{"bazaar", boost::json::object{{"status", "rejected"}, {"rejectedReason", outcome.reason}}}}));
+}
+
+}  // namespace
+
 void handle_settlement(app_state& app, const request& req, std::function<void(response)> reply) {
   auto body = wire::parse_strict(req.body(), max_body_depth);
   if (!body) return reply(invalid_request(body.error().reason, std::nullopt, "", body.error().reason));
@@ -334,12 +355,7 @@ void handle_settlement(app_state& app, const request& req, std::function<void(re
     if (app.engine.follower() && outcome.state == catalog::settle_outcome::status::rejected &&
         outcome.cause == catalog::settle_rejection::unavailable)
       return reply(unavailable_write(app, outcome.reason));
-    boost::json::object bazaar{{"status", outcome.state == catalog::settle_outcome::status::success ? "success" : "rejected"}};
-    if (outcome.state == catalog::settle_outcome::status::rejected) bazaar["rejectedReason"] = outcome.reason;
-    auto json = boost::json::serialize(boost::json::object{{"bazaar", std::move(bazaar)}});
-    auto res = json_response(200, json);
-    res.set("EXTENSION-RESPONSES", wire::base64_encode(json));
-    reply(std::move(res));
+    reply(settle_answer(outcome));
   };
   app.settles.add(std::move(*event),
                   catalog::settle_completion{done, catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "the catalog is shutting down")});
