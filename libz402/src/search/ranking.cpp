@@ -112,20 +112,17 @@ index::index(std::vector<const document*> docs) : docs_(std::move(docs)) {
     for (std::size_t f = 0; f < field_count; ++f)
       if (d.length[f] >= judged_length)
         honesty = std::min(honesty, static_cast<double>(d.term_count(static_cast<field>(f))) / d.length[f] / honest_distinct_share);
-    std::array<float, field_count> field_weight{};  // weight / length normalisation
-    std::unordered_map<std::string_view, std::uint8_t> masks;  // bit f: the term is in field f
+    // Each field's terms are distinct within it; a term in several fields has one posting whose
+    // weighted frequency adds up their weights, in field order. It stands in the posting's
+    // contribution until the term's document frequency is known below.
     for (std::size_t f = 0; f < field_count; ++f) {
       double norm = 1.0 - length_norm[f] + length_norm[f] * d.length[f] / average[f];
-      field_weight[f] = static_cast<float>(weight[f] * honesty * honesty / norm);
-      for (std::size_t k = 0; k < d.term_count(static_cast<field>(f)); ++k)
-        masks[d.term(static_cast<field>(f), k)] |= static_cast<std::uint8_t>(1u << f);
-    }
-    // The term's weighted frequency here, until its document frequency is known below.
-    for (auto& [term, mask] : masks) {
-      double wtf = 0;
-      for (std::size_t f = 0; f < field_count; ++f)
-        if (mask & (1u << f)) wtf += field_weight[f];
-      postings_[std::string{term}].list.push_back({i, static_cast<float>(wtf)});
+      const auto field_weight = static_cast<float>(weight[f] * honesty * honesty / norm);
+      for (std::size_t k = 0; k < d.term_count(static_cast<field>(f)); ++k) {
+        auto& list = postings_[d.term(static_cast<field>(f), k)].list;
+        if (!list.empty() && list.back().doc == i) list.back().contribution += field_weight;
+        else list.push_back({i, field_weight});
+      }
     }
   }
   origin_count_ = origin_numbers.size();

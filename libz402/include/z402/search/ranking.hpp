@@ -88,7 +88,7 @@ class index {
   std::vector<const term_postings*> terms_of(const std::vector<std::string>& query_terms) const;
 
   std::vector<const document*> docs_;
-  std::unordered_map<std::string, term_postings> postings_;
+  std::unordered_map<std::string_view, term_postings> postings_;  // keys are in the documents' text
   std::vector<std::uint32_t> origin_ids_;
   std::size_t origin_count_ = 0;
 };
