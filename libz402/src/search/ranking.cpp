@@ -202,7 +202,9 @@ std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::si
   double kth = 0;  // the k-th best score, once `best` holds k
   std::uint32_t unskippable_to = 0;
   double unskippable_below = -1;
-  best.reserve(k);
+  std::size_t postings = 0;  // at least the matches: no more room than they can fill
+  for (auto* t : terms) postings += t->list.size();
+  best.reserve(std::min(k, postings));
   auto current = [&](std::size_t i) { return at[i] < terms[i]->list.size() ? terms[i]->list[at[i]].doc : UINT32_MAX; };
   for (;;) {
     std::uint32_t doc = UINT32_MAX;
