@@ -21,7 +21,6 @@
 
 #include <sys/resource.h>
 
-#include <thread>
 
 #ifdef Z402_WITH_TCMALLOC
 #include <gperftools/malloc_extension.h>
@@ -164,8 +163,8 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
                 {{"listen", cfg.listen_host}});
   }
 
-  // The io_context outlives the actor system: actors may still post completions into it.
-  net::io_context ioc{static_cast<int>(cfg.io_threads)};
+  // The io threads outlive the actor system: actors may still post completions into them.
+  http::io_pool io{cfg.io_threads};
   caf::actor_system_config caf_cfg;
   catalog::register_types(caf_cfg);
   caf_cfg.set("scheduler.max-threads", cfg.actor_threads);
@@ -227,7 +226,7 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
              {{"primary", cfg.follow->host + ":" + std::to_string(cfg.follow->port)}});
 
   http::access_log access{cfg.access_log ? log : telemetry::logger{}};
-  http::settle_batcher settles{ioc, engine};
+  http::settle_batcher settles{io.main(), engine};
   // Declarations are parsed and checked on a thread of their own, so reads never wait behind them.
   net::thread_pool checks{1};
   // Search cursors are signed with a key of this run (app_state's random_key argument): a restart
@@ -247,7 +246,7 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   server_options.idle_timeout = cfg.idle_timeout;
   server_options.read_timeout = cfg.request_timeout;
   server_options.metrics = &metrics;
-  http::server server{ioc, server_options, handler, access};
+  http::server server{io, server_options, handler, access};
   try {
     server.start();
   } catch (const std::exception& e) {
@@ -255,10 +254,10 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
     engine.stop();
     return 1;
   }
-  // The file poll, SIGHUP and the stop share one strand and a flag set on it: a stop must not
-  // race a handler on another io thread that is re-arming its timer or signal wait (which would
-  // keep the io_context busy for ever, and is a data race on the object besides).
-  auto control = net::make_strand(ioc);
+  // The file poll, SIGHUP and the stop share the main context's one thread and a flag set on
+  // it: a stop must not race a handler on another thread that is re-arming its timer or signal
+  // wait (which would keep it busy for ever, and is a data race on the object besides).
+  auto& control = io.main();
   bool stopping = false;
   net::steady_timer poll_timer{control};
   watched_files watched{keys, engine, tls.get(), log, auth::keyring_path(cfg.data_dir)};
@@ -281,8 +280,8 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
     log.info("stopping: draining connections");
     poll_timer.cancel();
     hangup.cancel();
-    // Once every connection is done, nothing else on the io_context matters.
-    server.drain([&ioc] { ioc.stop(); });
+    // Once every connection is done, nothing else on the io threads matters.
+    server.drain([&io] { io.stop(); });
   });
   // Said once the signals are handled: whoever waits for this line may send SIGHUP or SIGTERM.
   auto url = std::string{tls ? "https://" : "http://"} + cfg.listen_host + ":" + std::to_string(server.port());
@@ -290,10 +289,7 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
            " items; data in " + cfg.data_dir.string(),
            {{"maxConnections", std::to_string(*max_connections)}});
 
-  std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < cfg.io_threads; ++i) threads.emplace_back([&] { ioc.run(); });
-  ioc.run();
-  for (auto& t : threads) t.join();
+  io.run();
   checks.join();
 
   bool flushed = engine.flush();

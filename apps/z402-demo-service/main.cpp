@@ -218,13 +218,14 @@ int serve(const std::vector<std::string>& args) {
     };
   auto service = std::make_shared<kit::paid_service>(std::move(service_opts));
 
-  net::io_context ioc{1};
+  http::io_pool io{1};
+  auto& ioc = io.main();
   http::access_log access{telemetry::logger{}};
   http::server_options server_opts;
   server_opts.host = address->host;
   server_opts.port = address->port;
   server_opts.tls = tls;
-  http::server server{ioc, server_opts, *service, access};
+  http::server server{io, server_opts, *service, access};
   try {
     server.start();
   } catch (const std::exception& e) {
@@ -252,9 +253,9 @@ int serve(const std::vector<std::string>& args) {
     readiness.cancel();
     // Once every connection is done, nothing else on the io_context matters (a readiness
     // signal that arrived with the stop may have re-armed its wait).
-    server.drain([&ioc] { ioc.stop(); });
+    server.drain([&io] { io.stop(); });
   });
-  ioc.run();
+  io.run();
   if (heartbeat) caf::anon_send_exit(heartbeat, caf::exit_reason::user_shutdown);
   if (reporter) caf::anon_send_exit(reporter, caf::exit_reason::user_shutdown);
   log.info("stopped");

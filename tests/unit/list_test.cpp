@@ -4,6 +4,7 @@
 #include "fixtures.hpp"
 #include "z402/http/gzip_cache.hpp"
 #include "z402/http/list_query.hpp"
+#include "z402/http/read_response.hpp"
 #include "z402/wire/iso_time.hpp"
 
 using namespace z402;
@@ -190,4 +191,31 @@ CAF_TEST(a page is compressed once per ETag and by one reader at a time) {
   CAF_REQUIRE(next);
   CAF_CHECK(next != filled);
   CAF_CHECK_EQUAL(cache.compressions.value(), 2u);
+}
+
+CAF_TEST(an ETag names the run and version in hex and the target by a 16 digit hash) {
+  catalog::snapshot s;
+  auto expect = [&](std::uint64_t epoch, std::uint64_t version, std::string_view target) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : target) h = (h ^ c) * 1099511628211ull;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "\"%llx-%llx-%016llx\"", static_cast<unsigned long long>(epoch),
+                  static_cast<unsigned long long>(version), static_cast<unsigned long long>(h));
+    return std::string{buf};
+  };
+  // The smallest and largest numbers, and a hash with leading zero digits.
+  for (auto [epoch, version] : {std::pair<std::uint64_t, std::uint64_t>{0, 0}, {0x1f, 0x100},
+                                {~0ull, ~0ull}, {0x8000000000000000ull, 1}}) {
+    s.epoch = epoch;
+    s.version = version;
+    // The last target's hash is 0xfd3b886eadbff4: two leading zero digits.
+    for (std::string_view target : {"", "/discovery/resources?limit=10", "/discovery/resources?offset=19100"}) {
+      auto tag = http::etag_of(s, target);
+      CAF_CHECK_EQUAL(std::string{tag.view()}, expect(epoch, version, target));
+    }
+  }
+  s.epoch = s.version = 0;
+  CAF_CHECK_EQUAL(std::string{http::etag_of(s, "/discovery/resources?offset=19100").view()}, "\"0-0-00fd3b886eadbff4\"");
+  s.epoch = s.version = ~0ull;
+  CAF_CHECK_EQUAL(http::etag_of(s, "/x").view().size(), 52u);
 }

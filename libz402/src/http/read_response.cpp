@@ -1,5 +1,6 @@
 #include "z402/http/read_response.hpp"
 
+#include <algorithm>
 
 namespace z402::http {
 namespace {
@@ -15,15 +16,27 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
+// Lower-case hex of `v`, at least `digits` of them (leading zeros).
+void push_hex(etag_text& out, std::uint64_t v, int digits) {
+  int n = 1;
+  while (n < 16 && (v >> (4 * n)) != 0) ++n;
+  for (int i = std::max(n, digits) - 1; i >= 0; --i) out.push("0123456789abcdef"[(v >> (4 * i)) & 0xf]);
+}
+
 }  // namespace
 
-std::string etag_of(const catalog::snapshot& snap, std::string_view target) {
+etag_text etag_of(const catalog::snapshot& snap, std::string_view target) {
   std::uint64_t h = 14695981039346656037ull;  // FNV-1a over the request target
   for (unsigned char c : target) h = (h ^ c) * 1099511628211ull;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "\"%llx-%llx-%016llx\"", static_cast<unsigned long long>(snap.epoch),
-                static_cast<unsigned long long>(snap.version), static_cast<unsigned long long>(h));
-  return buf;
+  etag_text out;  // "%llx-%llx-%016llx", quoted
+  out.push('"');
+  push_hex(out, snap.epoch, 1);
+  out.push('-');
+  push_hex(out, snap.version, 1);
+  out.push('-');
+  push_hex(out, h, 16);
+  out.push('"');
+  return out;
 }
 
 bool not_modified(const request& req, std::string_view etag) {

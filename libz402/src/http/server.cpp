@@ -2,7 +2,6 @@
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
@@ -354,14 +353,14 @@ class basic_session final : public session, public std::enable_shared_from_this<
 
 }  // namespace
 
-server::server(net::io_context& ioc, server_options options, http::handler& h, const access_log& log)
-    : ioc_(ioc),
+server::server(io_pool& io, server_options options, http::handler& h, const access_log& log)
+    : io_(io),
       options_(std::move(options)),
       handler_(h),
       log_(log),
-      acceptor_(net::make_strand(ioc)),
-      accept_pause_(acceptor_.get_executor()),
-      deadline_(ioc) {}
+      acceptor_(io.main()),
+      accept_pause_(io.main()),
+      deadline_(io.main()) {}
 
 void server::start() {
   tcp::endpoint endpoint{net::ip::make_address(options_.host), options_.port};
@@ -383,7 +382,7 @@ void server::accept() {
     if (options_.metrics) options_.metrics->accepts_paused.add();
     if (live_sessions_.load() >= options_.max_connections || !accept_paused_.exchange(false)) return;
   }
-  acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
+  acceptor_.async_accept(io_.next(), [this](beast::error_code ec, tcp::socket socket) {
     if (ec) {
       if (ec == net::error::operation_aborted || draining_) return;
       // E.g. out of file descriptors: retrying at once would spin; pause, keep serving the others.
@@ -419,7 +418,7 @@ void server::drain(std::function<void()> on_drained) {
   // as soon as draining_ is seen, and a timer must not be armed and cancelled concurrently.
   deadline_.expires_after(options_.drain_deadline);
   deadline_.async_wait([this](beast::error_code ec) {
-    if (!ec) ioc_.stop();  // stragglers: stop serving them
+    if (!ec) io_.stop();  // stragglers: stop serving them
   });
   draining_ = true;
   net::post(acceptor_.get_executor(), [this] {
@@ -436,7 +435,7 @@ void server::drain(std::function<void()> on_drained) {
   for (auto& s : live) s->close_if_idle();
   if (live_sessions_.load() == 0 && !drained_.exchange(true)) {
     deadline_.cancel();
-    net::post(ioc_, on_drained_);
+    net::post(io_.main(), on_drained_);
   }
 }
 
@@ -445,7 +444,7 @@ void server::session_ended() {
   // Counted down first: a resumed accept() sees the room this session left.
   if (accept_paused_.exchange(false) && !draining_) net::post(acceptor_.get_executor(), [this] { accept(); });
   if (left == 0 && draining_ && !drained_.exchange(true)) {
-    net::post(ioc_, [this] {
+    net::post(io_.main(), [this] {
       deadline_.cancel();
       if (on_drained_) on_drained_();
     });

@@ -7,6 +7,7 @@
 #include "z402/http/gzip_cache.hpp"
 #include "z402/http/message.hpp"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -15,9 +16,22 @@ namespace z402::http {
 
 constexpr std::size_t gzip_threshold = 1024;
 
+/// An ETag's text, held in place: every read makes one, and most are answered without it
+/// leaving the stack (a 304, a gzip cache hit).
+class etag_text {
+ public:
+  std::string_view view() const { return {bytes_.data(), size_}; }
+  operator std::string_view() const { return view(); }
+  void push(char c) { bytes_[size_++] = c; }
+
+ private:
+  std::array<char, 52> bytes_{};  // "EPOCH-VERSION-HASH": two hex numbers up to 16 digits, 16 digits, 2 quotes
+  std::uint8_t size_ = 0;
+};
+
 /// The ETag of a read: the snapshot's run and version (a restart starts versions again, and
 /// followers serve their primary's), and the request target.
-std::string etag_of(const catalog::snapshot& snap, std::string_view target);
+etag_text etag_of(const catalog::snapshot& snap, std::string_view target);
 
 /// Whether If-None-Match names `etag` (or *).
 bool not_modified(const request& req, std::string_view etag);

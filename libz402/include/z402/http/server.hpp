@@ -1,13 +1,14 @@
 #pragma once
-// The Beast front end: one strand per connection, bounded and ordered pipelining (writes
-// complete asynchronously), header/body limits, timeouts, and a graceful drain on shutdown.
+// The Beast front end: each connection on one thread of the io_pool (no strand), bounded and
+// ordered pipelining (writes complete asynchronously), header/body limits, timeouts, and a
+// graceful drain on shutdown.
 // Plain HTTP or HTTPS (tls set): the same session code over a TCP or a TLS stream.
 #include "z402/http/access_log.hpp"
 #include "z402/http/handler.hpp"
+#include "z402/http/io_pool.hpp"
 #include "z402/http/server_metrics.hpp"
 #include "z402/http/tls.hpp"
 
-#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 
@@ -39,15 +40,16 @@ struct server_options {
 
 class server {
  public:
-  server(boost::asio::io_context& ioc, server_options options, handler& h, const access_log& log);
+  /// Listens on `io`'s main context and spreads connections over all of its contexts.
+  server(io_pool& io, server_options options, handler& h, const access_log& log);
 
   /// Binds and starts accepting. Throws boost::system::system_error when it cannot bind.
   void start();
   std::uint16_t port() const { return bound_port_; }
 
   /// Stops accepting, closes idle connections, lets busy ones finish their answers, and
-  /// forces the rest closed after the drain deadline. `on_drained` runs once on the io
-  /// context when no connection is left.
+  /// forces the rest closed (stopping the io_pool) after the drain deadline. `on_drained` runs
+  /// once on the main context when no connection is left.
   void drain(std::function<void()> on_drained);
 
   // For sessions.
@@ -62,7 +64,7 @@ class server {
   template <class Session>
   void start_session(std::shared_ptr<Session> s);
 
-  boost::asio::io_context& ioc_;
+  io_pool& io_;
   server_options options_;
   http::handler& handler_;
   const access_log& log_;
