@@ -1,6 +1,7 @@
-// List pages are written as one gathered sendmsg over the snapshot's items: a reader that
-// stalls until the socket is full, then drains it, must still get every byte, in order, and
-// pipelined answers must keep their order.
+// List pages are written as one gathered sendmsg over the snapshot's items, or with sendfile
+// from the page's file once it has one (page_files): a reader that stalls until the socket is
+// full, then drains it, must still get every byte, in order, and pipelined answers must keep
+// their order.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
@@ -59,6 +60,7 @@ test("a stalled reader of a 4 MB page gets every byte, and pipelined pages stay 
   assert.ok(expected[0].length > 3_000_000, `page is ${expected[0].length} bytes`);
   const requests = [0, 1000].map((o) => `GET ${target(o)} HTTP/1.1\r\nHost: x\r\n\r\n`).join("") +
     `GET ${target(2000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
+  const filesBefore = await pageFiles();
   const answers = splitResponses(await rawExchange(requests, 1500));
   assert.equal(answers.length, 3);
   answers.forEach((a, i) => {
@@ -66,4 +68,17 @@ test("a stalled reader of a 4 MB page gets every byte, and pipelined pages stay 
     assert.equal(a.body, expected[i], `answer ${i} is byte-identical`);
   });
   assert.equal(JSON.parse(answers[2].body).pagination.offset, 2000);
+  // fetch asked for gzip: these plain reads wrote the first page's file and sent from it.
+  assert.ok((await pageFiles()).written > filesBefore.written, "the stalled reader was sent a page from its file");
+  // Read again, a file of the same version is sent, still byte for byte.
+  const again = splitResponses(await rawExchange(`GET ${target(0)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 500));
+  assert.equal(again[0].body, expected[0]);
+  assert.ok((await pageFiles()).cache > filesBefore.cache, "the second read came from the cached file");
 });
+
+/** The page file counters of /metrics: {written, cache}. */
+async function pageFiles() {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const value = (source) => Number(text.match(new RegExp(`^z402_page_files_total\\{source="${source}"\\} (\\d+)$`, "m"))[1]);
+  return { written: value("written"), cache: value("cache") };
+}

@@ -4,8 +4,11 @@
 #include "fixtures.hpp"
 #include "z402/http/gzip_cache.hpp"
 #include "z402/http/list_query.hpp"
+#include "z402/http/page_file.hpp"
 #include "z402/http/read_response.hpp"
 #include "z402/wire/iso_time.hpp"
+
+#include <unistd.h>
 
 using namespace z402;
 
@@ -168,7 +171,7 @@ CAF_TEST(maxAmount keeps items with an entry at most that price and of the filte
 }
 
 CAF_TEST(a page is compressed once per ETag and by one reader at a time) {
-  http::gzip_cache cache;
+  http::gzip_cache cache{http::gzip_cache_budget};
   http::response_text page{std::string(4096, 'x')};
   // The first reader of a version claims the page; one that comes meanwhile does not wait and
   // does not compress it again: it answers the page uncompressed.
@@ -176,21 +179,102 @@ CAF_TEST(a page is compressed once per ETag and by one reader at a time) {
   CAF_REQUIRE(first.claim && !first.hit);
   auto meanwhile = cache.find_or_claim("\"7-a\"");
   CAF_CHECK(!meanwhile.claim && !meanwhile.hit);
-  CAF_CHECK(cache.get("\"7-a\"", page) == nullptr);
-  auto filled = cache.fill(std::move(first.claim), page);
-  CAF_REQUIRE(filled && !filled->pending);
-  CAF_CHECK_EQUAL(filled->body, http::gzip(std::string_view{page}));
+  CAF_CHECK(http::compressed(cache, "\"7-a\"", page) == nullptr);
+  auto z = http::gzip(page);
+  auto filled = cache.fill(std::move(first.claim), z, z.size());
+  CAF_REQUIRE(filled && filled->value);
+  CAF_CHECK_EQUAL(*filled->value, http::gzip(std::string_view{page}));
   // Later readers of the same version are served the same bytes, compressed once.
-  auto again = cache.get("\"7-a\"", page);
+  auto again = http::compressed(cache, "\"7-a\"", page);
   CAF_CHECK(again == filled);
-  CAF_CHECK_EQUAL(cache.compressions.value(), 1u);
+  CAF_CHECK_EQUAL(cache.made.value(), 1u);
   CAF_CHECK_EQUAL(cache.hits.value(), 1u);
   CAF_CHECK_EQUAL(cache.deferred.value(), 2u);
   // A new version is a new page.
-  auto next = cache.get("\"8-a\"", page);
+  auto next = http::compressed(cache, "\"8-a\"", page);
   CAF_REQUIRE(next);
   CAF_CHECK(next != filled);
-  CAF_CHECK_EQUAL(cache.compressions.value(), 2u);
+  CAF_CHECK_EQUAL(cache.made.value(), 2u);
+}
+
+namespace {
+
+// An ETag of `version` that the cache of `Slots` slots puts in slot `slot`.
+template <std::size_t Slots>
+std::string etag_in_slot(std::size_t slot, int version) {
+  for (int n = 0;; ++n) {
+    auto tag = "\"" + std::to_string(version) + "-" + std::to_string(n) + "\"";
+    if (std::hash<std::string_view>{}(tag) % Slots == slot) return tag;
+  }
+}
+
+using small_cache = http::etag_cache<std::string, 4>;
+
+std::optional<std::pair<std::string, std::size_t>> value_of(std::size_t bytes) {
+  return std::pair{std::string(bytes, 'v'), bytes};
+}
+
+}  // namespace
+
+CAF_TEST(a read cache holds values up to its budget and past it only replaces them) {
+  small_cache cache{100};
+  // Up to the budget: 60 + 40 bytes in two slots.
+  auto a = cache.get(etag_in_slot<4>(0, 1), [] { return value_of(60); });
+  auto b = cache.get(etag_in_slot<4>(1, 1), [] { return value_of(40); });
+  CAF_REQUIRE(a && b);
+  CAF_CHECK_EQUAL(cache.held_bytes(), 100u);
+  // Past it: an empty slot is not taken, and the page is answered as rendered.
+  auto c = cache.get(etag_in_slot<4>(2, 1), [] { return value_of(1); });
+  CAF_CHECK(c == nullptr);
+  CAF_CHECK_EQUAL(cache.over_budget.value(), 1u);
+  CAF_CHECK_EQUAL(cache.held_bytes(), 100u);
+  // A new version of a cached page replaces it, and the budget follows: 100 - 60 + 10.
+  auto a2 = cache.get(etag_in_slot<4>(0, 2), [] { return value_of(10); });
+  CAF_REQUIRE(a2);
+  CAF_CHECK_EQUAL(cache.held_bytes(), 50u);
+  // Under the budget again, an empty slot is taken.
+  auto c2 = cache.get(etag_in_slot<4>(2, 2), [] { return value_of(50); });
+  CAF_REQUIRE(c2);
+  CAF_CHECK_EQUAL(cache.held_bytes(), 100u);
+  CAF_CHECK_EQUAL(cache.made.value(), 4u);
+  // A value held by an answer outlives its slot.
+  CAF_CHECK_EQUAL(a->value->size(), 60u);
+}
+
+CAF_TEST(a value that cannot be made leaves the slot for the next reader) {
+  small_cache cache{100};
+  auto tag = etag_in_slot<4>(3, 1);
+  auto failed = cache.get(tag, [] { return std::optional<std::pair<std::string, std::size_t>>{}; });
+  CAF_CHECK(failed == nullptr);
+  auto made = cache.get(tag, [] { return value_of(5); });
+  CAF_REQUIRE(made);
+  CAF_CHECK_EQUAL(*made->value, "vvvvv");
+  CAF_CHECK_EQUAL(cache.deferred.value(), 0u);
+}
+
+CAF_TEST(a page file holds the text pieces and suffix of the page byte for byte) {
+  std::string items(200'000, 'i');
+  for (std::size_t i = 0; i < items.size(); ++i) items[i] = static_cast<char>('a' + i % 26);
+  http::response_text page{R"({"items":[)"};
+  // More pieces than one writev takes (IOV_MAX), of uneven sizes.
+  for (std::size_t at = 0; at < items.size();) {
+    auto n = std::min<std::size_t>(1 + at % 300, items.size() - at);
+    page.pieces.emplace_back(items.data() + at, n);
+    at += n;
+  }
+  CAF_REQUIRE_GREATER(page.pieces.size(), 1024u);
+  page.suffix = "]}";
+  http::page_files files{http::page_files_budget};
+  auto file = http::page_file_of(files, "\"1-a\"", page);
+  CAF_REQUIRE(file && file->value);
+  CAF_REQUIRE_EQUAL(file->value->size(), page.payload_size());
+  std::string back(file->value->size(), '\0');
+  CAF_REQUIRE_EQUAL(::pread(file->value->fd(), back.data(), back.size(), 0), static_cast<ssize_t>(back.size()));
+  CAF_CHECK(back == page.flatten());
+  // The same ETag again is the same file, written once.
+  CAF_CHECK(http::page_file_of(files, "\"1-a\"", page) == file);
+  CAF_CHECK_EQUAL(files.made.value(), 1u);
+  CAF_CHECK_EQUAL(files.held_bytes(), page.payload_size());
 }
 
 CAF_TEST(an ETag names the run and version in hex and the target by a 16 digit hash) {

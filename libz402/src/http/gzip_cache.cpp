@@ -65,38 +65,12 @@ std::string gzip(const response_text& page) {
   return deflate_parts(page.payload_size(), parts);
 }
 
-gzip_cache::lookup gzip_cache::find_or_claim(std::string_view etag) {
-  auto& slot = slots_[std::hash<std::string_view>{}(etag) % slot_count];
-  auto cached = slot.load(std::memory_order_acquire);
-  if (cached && cached->etag == etag) {
-    if (cached->pending) {
-      deferred.add();
-      return {};
-    }
-    hits.add();
-    return {std::move(cached), nullptr};
-  }
-  // Claim the slot for this ETag; whoever loses the race serves the page uncompressed.
-  auto claim = std::make_shared<const entry>(entry{std::string{etag}, {}, true});
-  if (!slot.compare_exchange_strong(cached, claim, std::memory_order_acq_rel)) {
-    deferred.add();
-    return {};
-  }
-  return {nullptr, std::move(claim)};
-}
-
-std::shared_ptr<const gzip_cache::entry> gzip_cache::fill(std::shared_ptr<const entry> claim, const response_text& page) {
-  auto& slot = slots_[std::hash<std::string_view>{}(claim->etag) % slot_count];
-  compressions.add();
-  auto fresh = std::make_shared<const entry>(entry{claim->etag, gzip(page), false});
-  // Another ETag may have claimed the slot meanwhile (a hash collision): the newer claim stays.
-  slot.compare_exchange_strong(claim, fresh, std::memory_order_acq_rel);
-  return fresh;
-}
-
-std::shared_ptr<const gzip_cache::entry> gzip_cache::get(std::string_view etag, const response_text& page) {
-  auto found = find_or_claim(etag);
-  return found.claim ? fill(std::move(found.claim), page) : std::move(found.hit);
+gzip_cache::entry_ptr compressed(gzip_cache& cache, std::string_view etag, const response_text& page) {
+  return cache.get(etag, [&] {
+    auto z = gzip(page);
+    auto size = z.size();
+    return std::optional{std::pair{std::move(z), size}};
+  });
 }
 
 }  // namespace z402::http

@@ -68,11 +68,23 @@ response metrics_response(const app_state& app) {
   catalog_metrics(app, out);
   out.family("z402_gzip_pages_total", "counter",
              "gzip'd catalog pages served, by whether they were compressed for this answer or came from the cache.");
-  out.sample("z402_gzip_pages_total", {{"source", "compressed"}}, app.gzip.compressions.value());
+  out.sample("z402_gzip_pages_total", {{"source", "compressed"}}, app.gzip.made.value());
   out.sample("z402_gzip_pages_total", {{"source", "cache"}}, app.gzip.hits.value());
   out.family("z402_gzip_deferred_total", "counter",
              "Pages asked for gzip and answered uncompressed because another reader was compressing the same page.");
   out.sample("z402_gzip_deferred_total", {}, app.gzip.deferred.value());
+  out.family("z402_page_files_total", "counter",
+             "Plain catalog pages sent from a file with sendfile, by whether the file was written for this answer or came "
+             "from the cache.");
+  out.sample("z402_page_files_total", {{"source", "written"}}, app.pages.made.value());
+  out.sample("z402_page_files_total", {{"source", "cache"}}, app.pages.hits.value());
+  out.family("z402_page_cache_bytes", "gauge", "Bytes of the pages a read cache holds, within its budget.");
+  out.sample("z402_page_cache_bytes", {{"cache", "gzip"}}, static_cast<std::uint64_t>(app.gzip.held_bytes()));
+  out.sample("z402_page_cache_bytes", {{"cache", "file"}}, static_cast<std::uint64_t>(app.pages.held_bytes()));
+  out.family("z402_page_cache_full_total", "counter",
+             "Pages answered as rendered (not compressed, not from a file) because the cache's budget was spent.");
+  out.sample("z402_page_cache_full_total", {{"cache", "gzip"}}, app.gzip.over_budget.value());
+  out.sample("z402_page_cache_full_total", {{"cache", "file"}}, app.pages.over_budget.value());
   if (app.http_metrics) app.http_metrics->render(out);
   auto res = json_response(200, out.text());
   res.set(bhttp::field::content_type, telemetry::prometheus_text::content_type);

@@ -74,7 +74,7 @@ response not_modified_response(std::string_view etag) {
   return res;
 }
 
-response read_response(const request& req, std::string_view etag, response_text body, gzip_cache& cache) {
+response read_response(const request& req, std::string_view etag, response_text body, read_caches caches) {
   response res{bhttp::status::ok, 11};
   res.set(bhttp::field::content_type, "application/json");
   res.set(bhttp::field::cache_control, "no-cache");
@@ -82,12 +82,16 @@ response read_response(const request& req, std::string_view etag, response_text 
   res.set(bhttp::field::vary, "Accept-Encoding");
   // The cached bytes go out as one gathered piece, kept alive by the answer: no copy. While
   // another reader compresses this page, the page goes out as it is.
-  auto compressed = body.payload_size() > gzip_threshold && accepts_gzip(req) ? cache.get(etag, body) : nullptr;
+  auto compressed = body.payload_size() > gzip_threshold && accepts_gzip(req) ? http::compressed(caches.gzip, etag, body) : nullptr;
   if (compressed) {
     res.set(bhttp::field::content_encoding, "gzip");
-    res.body().pieces.emplace_back(compressed->body.data(), compressed->body.size());
+    res.body().pieces.emplace_back(compressed->value->data(), compressed->value->size());
     res.body().keep_alive = std::move(compressed);
   } else {
+    // A large page also goes into a file once per ETag, which a plain TCP answer sends without
+    // copying it; the pieces stay for TLS (copied into records anyway) and every other reader.
+    if (body.payload_size() > file_threshold)
+      if (auto file = page_file_of(caches.files, etag, body)) body.file = {file, &*file->value};
     res.body() = std::move(body);
   }
   res.prepare_payload();

@@ -1,13 +1,16 @@
 #include "z402/http/server.hpp"
 
+#include "z402/http/iov.hpp"
+#include "z402/http/page_file.hpp"
+
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <sys/sendfile.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 
 #include <cerrno>
 #include <deque>
@@ -211,6 +214,8 @@ class basic_session final : public session, public std::enable_shared_from_this<
     if (writing_ || slots_.empty() || !slots_.front().res) return;
     writing_ = true;
     auto& res = *slots_.front().res;
+    if constexpr (!is_tls)
+      if (res.body().file) return write_file(res);
     if (!res.body().pieces.empty()) return write_gathered(res);
     lowest().expires_after(server_.options().read_timeout);
     bhttp::async_write(stream_, res,
@@ -232,19 +237,25 @@ class basic_session final : public session, public std::enable_shared_from_this<
   // sent with one sendmsg over plain TCP, copied a record at a time over TLS.
   void write_gathered(const response& res) {
     write_head(res);
-    auto& body = res.body();
     iov_.clear();
-    auto add = [&](const void* data, std::size_t size) {
-      if (size) iov_.push_back({const_cast<void*>(data), size});
-    };
-    add(gather_head_.data(), gather_head_.size());
-    add(body.data(), body.size());
-    for (auto& p : body.pieces) add(p.data(), p.size());
-    add(body.suffix.data(), body.suffix.size());
+    append_iov(iov_, gather_head_.data(), gather_head_.size());
+    append_iov(iov_, res.body());
     iov_at_ = 0;
     gather_sent_ = 0;
     if constexpr (is_tls) send_records();
     else send_gathered();
+  }
+
+  // A page kept in a file (page_file) goes out as its header, then sendfile from the file: the
+  // socket takes references to the file's pages, where sendmsg would copy every byte.
+  void write_file(const response& res) {
+    write_head(res);
+    iov_.clear();
+    append_iov(iov_, gather_head_.data(), gather_head_.size());
+    iov_at_ = 0;
+    gather_sent_ = 0;
+    file_offset_ = 0;
+    send_file();
   }
 
   // Over TLS every byte is copied into records anyway: the pieces are copied into one TLS
@@ -275,36 +286,60 @@ class basic_session final : public session, public std::enable_shared_from_this<
   }
 
   void send_gathered() {
-    constexpr std::size_t max_iov = 1024;  // IOV_MAX on Linux
     while (iov_at_ < iov_.size()) {
-      msghdr msg{};
-      msg.msg_iov = iov_.data() + iov_at_;
-      msg.msg_iovlen = std::min(iov_.size() - iov_at_, max_iov);
-      auto n = ::sendmsg(lowest().socket().native_handle(), &msg, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        write_deadline_.expires_after(server_.options().read_timeout);
-        write_deadline_.async_wait([self = shared_from_this()](beast::error_code ec) {
-          if (!ec) self->lowest().socket().cancel();  // a reader too slow for the deadline
-        });
-        return lowest().socket().async_wait(tcp::socket::wait_write, [self = shared_from_this()](beast::error_code ec) {
-          self->write_deadline_.cancel();
-          if (ec) return self->on_write(ec, self->gather_sent_);
-          self->send_gathered();
-        });
-      }
-      if (n < 0) return on_write(beast::error_code{errno, boost::system::system_category()}, gather_sent_);
-      gather_sent_ += static_cast<std::size_t>(n);
-      for (auto left = static_cast<std::size_t>(n); left > 0;) {  // drop what was sent
-        auto& v = iov_[iov_at_];
-        auto used = std::min(left, v.iov_len);
-        v.iov_base = static_cast<char*>(v.iov_base) + used;
-        v.iov_len -= used;
-        left -= used;
-        if (v.iov_len == 0) ++iov_at_;
-      }
+      if (!sent(send_iov(0), &basic_session::send_gathered)) return;
     }
     on_write({}, gather_sent_);
+  }
+
+  void send_file() {
+    const auto& file = *slots_.front().res->body().file;
+    while (iov_at_ < iov_.size() || file_offset_ < static_cast<off_t>(file.size())) {
+      ssize_t n = 0;
+      if (iov_at_ < iov_.size()) {
+        n = send_iov(MSG_MORE);  // the header: held back until the body follows it
+      } else {
+        n = ::sendfile(lowest().socket().native_handle(), file.fd(), &file_offset_, file.size() - file_offset_);
+        if (n == 0) return on_write(bhttp::error::partial_message, gather_sent_);  // the file cannot be shorter
+      }
+      if (!sent(n, &basic_session::send_file)) return;
+    }
+    on_write({}, gather_sent_);
+  }
+
+  // sendmsg over what is left of iov_, dropping what it wrote.
+  ssize_t send_iov(int flags) {
+    msghdr msg{};
+    msg.msg_iov = iov_.data() + iov_at_;
+    msg.msg_iovlen = std::min(iov_.size() - iov_at_, max_iov);
+    auto n = ::sendmsg(lowest().socket().native_handle(), &msg, MSG_NOSIGNAL | flags);
+    if (n > 0) consume_iov(iov_, iov_at_, static_cast<std::size_t>(n));
+    return n;
+  }
+
+  // After a non-blocking send of `n` bytes: true to go on. On a full socket, waits until it is
+  // writable (under the same deadline as any write) and resumes with `resume`; on an error, ends
+  // the write.
+  bool sent(ssize_t n, void (basic_session::*resume)()) {
+    if (n >= 0) {
+      gather_sent_ += static_cast<std::size_t>(n);
+      return true;
+    }
+    if (errno == EINTR) return true;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      write_deadline_.expires_after(server_.options().read_timeout);
+      write_deadline_.async_wait([self = shared_from_this()](beast::error_code ec) {
+        if (!ec) self->lowest().socket().cancel();  // a reader too slow for the deadline
+      });
+      lowest().socket().async_wait(tcp::socket::wait_write, [self = shared_from_this(), resume](beast::error_code ec) {
+        self->write_deadline_.cancel();
+        if (ec) return self->on_write(ec, self->gather_sent_);
+        ((*self).*resume)();
+      });
+      return false;
+    }
+    on_write(beast::error_code{errno, boost::system::system_category()}, gather_sent_);
+    return false;
   }
 
   void on_write(beast::error_code ec, std::size_t bytes) {
@@ -347,6 +382,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
   std::string record_;              // over TLS, the record being written,
   std::vector<iovec> iov_;          // what is left of it,
   std::size_t iov_at_ = 0, gather_sent_ = 0;
+  off_t file_offset_ = 0;           // and, for a page in a file, how much of it went out
   net::steady_timer write_deadline_{lowest().get_executor()};
   bool reading_ = false, writing_ = false, in_request_ = false, closing_ = false, first_ = true;
 };

@@ -7,6 +7,7 @@
 #include "z402/config/rail_terms.hpp"
 #include "z402/http/handler.hpp"
 #include "z402/http/gzip_cache.hpp"
+#include "z402/http/page_file.hpp"
 #include "z402/http/search_query.hpp"
 #include "z402/http/server_metrics.hpp"
 #include "z402/http/settle_batcher.hpp"
@@ -56,7 +57,8 @@ struct app_state {
   bool metrics_enabled = true;
   const server_metrics* http_metrics = nullptr;
   declaration_metrics declarations;
-  gzip_cache gzip;  // compressed catalog pages, shared by the io threads
+  gzip_cache gzip{gzip_cache_budget};    // compressed catalog pages, shared by the io threads
+  page_files pages{page_files_budget};  // plain catalog pages in files, for sendfile
   std::string_view scheme = "http";  // "https" when the server speaks TLS: its own origin, for MCP's Origin check
   /// More than one node (issue 16): "primary" (it publishes a FEED), "follower" (engine.follower())
   /// or "standalone"; /health says it.

@@ -33,6 +33,9 @@ class response_text : public std::string {
   std::vector<boost::asio::const_buffer> pieces;
   std::string suffix;
   std::shared_ptr<const void> keep_alive;
+  /// When set: the same bytes as the text, pieces and suffix, in a file that a plain TCP
+  /// answer sends with sendfile (page_file.hpp); everything else reads the pieces.
+  std::shared_ptr<const class page_file> file;
 
   std::uint64_t payload_size() const;
   /// The whole body as one string (for gzip, and for readers of a gathered answer).

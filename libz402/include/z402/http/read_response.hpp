@@ -2,10 +2,12 @@
 // What every catalog read shares: an ETag from the snapshot version and the request, 304
 // when the client already has it, Cache-Control: no-cache, and gzip for bodies over 1 KiB
 // when the client accepts it (the official client does and so does every browser), compressed
-// once per ETag (gzip_cache).
+// once per ETag (gzip_cache); a plain body over 4 KiB is written to a file once per ETag and
+// sent from it (page_files).
 #include "z402/catalog/snapshot.hpp"
 #include "z402/http/gzip_cache.hpp"
 #include "z402/http/message.hpp"
+#include "z402/http/page_file.hpp"
 
 #include <array>
 #include <cstdint>
@@ -15,6 +17,14 @@
 namespace z402::http {
 
 constexpr std::size_t gzip_threshold = 1024;
+/// Pages of at most one memory page are copied: sendfile saves the copy of whole pages only.
+constexpr std::size_t file_threshold = 4u << 10;
+
+/// The caches a read's answer is made from.
+struct read_caches {
+  gzip_cache& gzip;
+  page_files& files;
+};
 
 /// An ETag's text, held in place: every read makes one, and most are answered without it
 /// leaving the stack (a 304, a gzip cache hit).
@@ -41,7 +51,7 @@ bool accepts_gzip(const request& req);
 
 response not_modified_response(std::string_view etag);
 
-/// 200 with the body, the ETag and, when it helps, gzip (from `cache`).
-response read_response(const request& req, std::string_view etag, response_text body, gzip_cache& cache);
+/// 200 with the body, the ETag and, when it helps, gzip or a file to send it from (`caches`).
+response read_response(const request& req, std::string_view etag, response_text body, read_caches caches);
 
 }  // namespace z402::http

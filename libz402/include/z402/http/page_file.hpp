@@ -1,0 +1,47 @@
+#pragma once
+// A rendered page in a file of its own (memfd: memory, no disk), for plain TCP answers to send
+// with sendfile. The socket then takes references to the file's pages instead of copying the
+// bytes from the snapshot's items: the copy was 38 % of the server's time for a page of 100
+// items (150 KB), and what kept it at three quarters of nginx sending the same bytes from its
+// page cache (benchmarks/results/profile.md). The file is written once and never again: pages
+// still in flight in the kernel keep their bytes even once the file is closed.
+#include "z402/http/etag_cache.hpp"
+#include "z402/http/message.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace z402::http {
+
+class page_file {
+ public:
+  /// A file holding the page's bytes (its text, pieces and suffix); nothing when the system
+  /// will not give one (out of file descriptors or memory): the page is then sent as rendered.
+  static std::optional<page_file> write(const response_text& page);
+
+  page_file(page_file&& other) noexcept : fd_(std::exchange(other.fd_, -1)), size_(other.size_) {}
+  page_file& operator=(page_file&&) = delete;
+  page_file(const page_file&) = delete;
+  ~page_file();
+
+  int fd() const { return fd_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  page_file(int fd, std::size_t size) : fd_(fd), size_(size) {}
+  int fd_;
+  std::size_t size_;
+};
+
+/// 64 pages, at most 8 MiB of them (a limit=100 page is 150 KB). The files are memory the
+/// kernel holds for the process, not mapped into it: they are not in its RSS.
+using page_files = etag_cache<page_file, 64>;
+constexpr std::size_t page_files_budget = 8u << 20;
+
+/// The file of `page` for `etag`, written on a miss; nullptr when another reader is writing
+/// it, the budget is spent or no file could be had (send `page` as it is).
+page_files::entry_ptr page_file_of(page_files& files, std::string_view etag, const response_text& page);
+
+}  // namespace z402::http
