@@ -54,6 +54,31 @@ function splitResponses(buffer) {
   return out;
 }
 
+test("a reader that hangs up in the middle of pages sent from their file leaves the server serving", async () => {
+  const target = "/discovery/resources?limit=1000&offset=3000";
+  const expected = await (await fetch(server.url + target)).text();
+  const request = `GET ${target} HTTP/1.1\r\nHost: x\r\n\r\n`;
+  for (let i = 0; i < 3; i++) {
+    // Three pages asked for, then the reader half-closes, reads a little and resets: the
+    // server is still sending, into a socket whose peer has gone (EPIPE, and SIGPIPE).
+    await new Promise((resolve, reject) => {
+      const socket = net.connect(server.port, "127.0.0.1");
+      socket.on("connect", () => socket.end(request.repeat(3)));
+      socket.once("data", async () => {
+        socket.pause();
+        await sleep(50);
+        socket.resetAndDestroy();
+        resolve();
+      });
+      socket.on("error", reject);
+    });
+  }
+  await sleep(200);
+  const again = splitResponses(await rawExchange(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 0));
+  assert.equal(again[0].body, expected, "the server still answers, byte for byte");
+  assert.ok((await pageFiles()).cache > 0, "the pages were sent from their file");
+});
+
 test("a stalled reader of a 4 MB page gets every byte, and pipelined pages stay in order", async () => {
   const target = (offset) => `/discovery/resources?limit=1000&offset=${offset}`;
   const expected = await Promise.all([0, 1000, 2000].map(async (o) => (await fetch(server.url + target(o))).text()));

@@ -1,9 +1,44 @@
 #include "z402/http/io_pool.hpp"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
 #include <thread>
 
 namespace z402::http {
+namespace {
+
+// sendfile has no MSG_NOSIGNAL: to a peer that has gone it raises SIGPIPE, which ends the
+// process. An io thread blocks SIGPIPE while it runs (a library leaves the process's signal
+// dispositions alone, and the signal is sent to the thread that wrote); before unblocking, it
+// takes the one a closed socket left pending.
+class sigpipe_blocked {
+ public:
+  sigpipe_blocked() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_, &before_);
+  }
+  ~sigpipe_blocked() {
+    timespec now{};
+    while (sigtimedwait(&pipe_, nullptr, &now) == SIGPIPE) {
+    }
+    pthread_sigmask(SIG_SETMASK, &before_, nullptr);
+  }
+  sigpipe_blocked(const sigpipe_blocked&) = delete;
+  sigpipe_blocked& operator=(const sigpipe_blocked&) = delete;
+
+ private:
+  sigset_t pipe_{}, before_{};
+};
+
+void run_context(boost::asio::io_context& ctx) {
+  sigpipe_blocked blocked;
+  ctx.run();
+}
+
+}  // namespace
 
 io_pool::io_pool(std::size_t threads) {
   for (std::size_t i = 0; i < std::max<std::size_t>(threads, 1); ++i) {
@@ -22,8 +57,8 @@ boost::asio::io_context& io_pool::next() {
 
 void io_pool::run() {
   std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < contexts_.size(); ++i) threads.emplace_back([ctx = contexts_[i].get()] { ctx->run(); });
-  contexts_.front()->run();
+  for (std::size_t i = 1; i < contexts_.size(); ++i) threads.emplace_back([ctx = contexts_[i].get()] { run_context(*ctx); });
+  run_context(*contexts_.front());
   for (auto& t : threads) t.join();
 }
 

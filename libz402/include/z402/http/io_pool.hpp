@@ -23,7 +23,9 @@ class io_pool {
   boost::asio::io_context& next();
   std::size_t size() const { return contexts_.size(); }
 
-  /// Runs every context, each on a thread of its own (this one runs main()), until stop().
+  /// Runs every context, each on a thread of its own (this one runs main()), until stop(),
+  /// with SIGPIPE blocked on those threads (a write to a closed socket is an error, not the end
+  /// of the process).
   void run();
   /// Stops every context; callable from any thread.
   void stop();
