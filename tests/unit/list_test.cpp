@@ -170,31 +170,64 @@ CAF_TEST(maxAmount keeps items with an entry at most that price and of the filte
   }
 }
 
-CAF_TEST(a page is compressed once per ETag and by one reader at a time) {
-  http::gzip_cache cache{http::gzip_cache_budget};
-  http::response_text page{std::string(4096, 'x')};
-  // The first reader of a version claims the page; one that comes meanwhile does not wait and
-  // does not compress it again: it answers the page uncompressed.
-  auto first = cache.find_or_claim("\"7-a\"");
-  CAF_REQUIRE(first.claim && !first.hit);
-  auto meanwhile = cache.find_or_claim("\"7-a\"");
-  CAF_CHECK(!meanwhile.claim && !meanwhile.hit);
-  CAF_CHECK(http::compressed(cache, "\"7-a\"", page) == nullptr);
-  auto z = http::gzip(page);
-  auto filled = cache.fill(std::move(first.claim), z, z.size());
-  CAF_REQUIRE(filled && filled->value);
-  CAF_CHECK_EQUAL(*filled->value, http::gzip(std::string_view{page}));
-  // Later readers of the same version are served the same bytes, compressed once.
-  auto again = http::compressed(cache, "\"7-a\"", page);
-  CAF_CHECK(again == filled);
-  CAF_CHECK_EQUAL(cache.made.value(), 1u);
-  CAF_CHECK_EQUAL(cache.hits.value(), 1u);
-  CAF_CHECK_EQUAL(cache.deferred.value(), 2u);
+CAF_TEST(a page is compressed once per ETag and once compressed is not rendered again) {
+  http::gzip_cache gzip{http::gzip_cache_budget};
+  http::page_files files{http::page_files_budget};
+  http::request req{http::bhttp::verb::get, "/discovery/resources", 11};
+  req.set(http::bhttp::field::accept_encoding, "gzip, deflate");
+  const std::string text(4096, 'x');
+  int renders = 0;
+  auto page = [&] {
+    ++renders;
+    return http::response_text{text};
+  };
+  auto encoding = [](const http::response& res) { return std::string{res[http::bhttp::field::content_encoding]}; };
+  // A reader that comes while another one compresses the page neither waits nor compresses it
+  // again: it answers the page uncompressed.
+  auto first = gzip.find_or_claim("\"7-a\"");
+  CAF_REQUIRE(first.claim);
+  auto meanwhile = http::read_response(req, "\"7-a\"", page, {gzip, files});
+  CAF_CHECK_EQUAL(encoding(meanwhile), "");
+  CAF_CHECK_EQUAL(meanwhile.body().flatten(), text);
+  CAF_CHECK_EQUAL(gzip.deferred.value(), 1u);
+  gzip.release(std::move(first.claim));
+  // The next reader compresses it; later readers of the same version get the same bytes,
+  // neither compressed nor rendered again.
+  auto compressed = http::read_response(req, "\"7-a\"", page, {gzip, files});
+  CAF_CHECK_EQUAL(encoding(compressed), "gzip");
+  CAF_CHECK_EQUAL(compressed.body().flatten(), http::gzip(std::string_view{text}));
+  CAF_CHECK_EQUAL(renders, 2);
+  for (int i = 0; i < 3; ++i) {
+    auto again = http::read_response(req, "\"7-a\"", page, {gzip, files});
+    CAF_CHECK_EQUAL(again.body().flatten(), compressed.body().flatten());
+    CAF_CHECK_EQUAL(again[http::bhttp::field::content_length], compressed[http::bhttp::field::content_length]);
+  }
+  CAF_CHECK_EQUAL(renders, 2);
+  CAF_CHECK_EQUAL(gzip.made.value(), 1u);
+  CAF_CHECK_EQUAL(gzip.hits.value(), 3u);
   // A new version is a new page.
-  auto next = http::compressed(cache, "\"8-a\"", page);
-  CAF_REQUIRE(next);
-  CAF_CHECK(next != filled);
-  CAF_CHECK_EQUAL(cache.made.value(), 2u);
+  CAF_CHECK_EQUAL(encoding(http::read_response(req, "\"8-a\"", page, {gzip, files})), "gzip");
+  CAF_CHECK_EQUAL(gzip.made.value(), 2u);
+  // A page of at most 1 KiB goes as it is, and its claim is given up: the next reader of it is
+  // not deferred.
+  auto held = gzip.held_bytes();
+  for (int i = 0; i < 2; ++i) {
+    auto small = http::read_response(req, "\"9-a\"", [] { return http::response_text{std::string(1024, 's')}; }, {gzip, files});
+    CAF_CHECK_EQUAL(encoding(small), "");
+    CAF_CHECK_EQUAL(small.body().flatten(), std::string(1024, 's'));
+  }
+  CAF_CHECK_EQUAL(gzip.held_bytes(), held);
+  CAF_CHECK_EQUAL(gzip.deferred.value(), 1u);
+  // A client that does not take gzip gets the page rendered, from a file over 4 KiB.
+  http::request plain{http::bhttp::verb::get, "/discovery/resources", 11};
+  auto at_limit = http::read_response(plain, "\"7-a\"", page, {gzip, files});
+  CAF_CHECK_EQUAL(encoding(at_limit), "");
+  CAF_CHECK(at_limit.body().file == nullptr);
+  CAF_CHECK_EQUAL(at_limit.body().flatten(), text);
+  auto past = http::read_response(plain, "\"7-b\"", [&] { return http::response_text{text + "y"}; }, {gzip, files});
+  CAF_REQUIRE(past.body().file != nullptr);
+  CAF_CHECK_EQUAL(past.body().file->size(), text.size() + 1);
+  CAF_CHECK_EQUAL(past.body().flatten(), text + "y");
 }
 
 namespace {

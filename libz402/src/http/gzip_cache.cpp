@@ -65,12 +65,4 @@ std::string gzip(const response_text& page) {
   return deflate_parts(page.payload_size(), parts);
 }
 
-gzip_cache::entry_ptr compressed(gzip_cache& cache, std::string_view etag, const response_text& page) {
-  return cache.get(etag, [&] {
-    auto z = gzip(page);
-    auto size = z.size();
-    return std::optional{std::pair{std::move(z), size}};
-  });
-}
-
 }  // namespace z402::http

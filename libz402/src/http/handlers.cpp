@@ -196,17 +196,17 @@ response catalog_read(app_state& app, const request& req, route r, const catalog
   if (r == route::resources) {
     auto list = parse_list_request(query);
     if (!list) return error_response(list.error());
-    return read_response(req, etag, render_list(snap, *list), {app.gzip, app.pages});
+    return read_response(req, etag, [&] { return render_list(snap, *list); }, {app.gzip, app.pages});
   }
   auto now = app.engine.context().clock->now_ms();
   if (r == route::search) {
     auto search = parse_search_request(query, app.cursors, now);
     if (!search) return error_response(search.error());
-    return read_response(req, etag, render_search(*snap, *search, app.cursors, now), {app.gzip, app.pages});
+    return read_response(req, etag, [&] { return render_search(*snap, *search, app.cursors, now); }, {app.gzip, app.pages});
   }
   auto body = render_resource(*snap, query);
   if (!body) return error_response(body.error());
-  return read_response(req, etag, std::move(*body), {app.gzip, app.pages});
+  return read_response(req, etag, [&] { return std::move(*body); }, {app.gzip, app.pages});
 }
 
 }  // namespace

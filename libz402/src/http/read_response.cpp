@@ -74,26 +74,46 @@ response not_modified_response(std::string_view etag) {
   return res;
 }
 
-response read_response(const request& req, std::string_view etag, response_text body, read_caches caches) {
+namespace {
+
+response read_header(std::string_view etag) {
   response res{bhttp::status::ok, 11};
   res.set(bhttp::field::content_type, "application/json");
   res.set(bhttp::field::cache_control, "no-cache");
   res.set(bhttp::field::etag, etag);
   res.set(bhttp::field::vary, "Accept-Encoding");
-  // The cached bytes go out as one gathered piece, kept alive by the answer: no copy. While
-  // another reader compresses this page, the page goes out as it is.
-  auto compressed = body.payload_size() > gzip_threshold && accepts_gzip(req) ? http::compressed(caches.gzip, etag, body) : nullptr;
-  if (compressed) {
-    res.set(bhttp::field::content_encoding, "gzip");
-    res.body().pieces.emplace_back(compressed->value->data(), compressed->value->size());
-    res.body().keep_alive = std::move(compressed);
-  } else {
-    // A large page also goes into a file once per ETag, which a plain TCP answer sends without
-    // copying it; the pieces stay for TLS (copied into records anyway) and every other reader.
-    if (body.payload_size() > file_threshold)
-      if (auto file = page_file_of(caches.files, etag, body)) body.file = {file, &*file->value};
-    res.body() = std::move(body);
+  return res;
+}
+
+}  // namespace
+
+response compressed_response(std::string_view etag, gzip_cache::entry_ptr compressed) {
+  // The cached bytes go out as one gathered piece, kept alive by the answer: no copy.
+  auto res = read_header(etag);
+  res.set(bhttp::field::content_encoding, "gzip");
+  res.body().pieces.emplace_back(compressed->value->data(), compressed->value->size());
+  res.body().keep_alive = std::move(compressed);
+  res.prepare_payload();
+  return res;
+}
+
+response rendered_response(std::string_view etag, response_text body, read_caches caches, gzip_cache::entry_ptr claim) {
+  if (claim) {
+    if (body.payload_size() > gzip_threshold) {
+      auto z = gzip(body);
+      auto size = z.size();
+      return compressed_response(etag, caches.gzip.fill(std::move(claim), std::move(z), size));
+    }
+    caches.gzip.release(std::move(claim));  // too small to be worth compressing
   }
+  // Without a claim, a client that takes gzip gets the page as it is while another reader
+  // compresses it. A large page also goes into a file once per ETag, which a plain TCP answer
+  // sends without copying it; the pieces stay for TLS (copied into records anyway) and every
+  // other reader.
+  auto res = read_header(etag);
+  if (body.payload_size() > file_threshold)
+    if (auto file = page_file_of(caches.files, etag, body)) body.file = {file, &*file->value};
+  res.body() = std::move(body);
   res.prepare_payload();
   return res;
 }

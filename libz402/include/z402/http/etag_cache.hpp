@@ -42,8 +42,8 @@ class etag_cache {
     auto found = find_or_claim(etag);
     if (!found.claim) return std::move(found.hit);
     auto value = make();
-    if (!value) {  // let the next reader try again
-      slot_of(etag).compare_exchange_strong(found.claim, entry_ptr{}, std::memory_order_acq_rel);
+    if (!value) {
+      release(std::move(found.claim));
       return nullptr;
     }
     return fill(std::move(found.claim), std::move(value->first), value->second);
@@ -87,6 +87,11 @@ class etag_cache {
     if (slot_of(claim->etag).compare_exchange_strong(claim, fresh, std::memory_order_acq_rel))
       held_.fetch_add(bytes, std::memory_order_relaxed);
     return fresh;
+  }
+
+  /// Gives a claim up without a value: the next reader of its ETag claims it again.
+  void release(entry_ptr claim) {
+    slot_of(claim->etag).compare_exchange_strong(claim, entry_ptr{}, std::memory_order_acq_rel);
   }
 
   /// Bytes of the values in the slots (answers being written may hold older ones a while).

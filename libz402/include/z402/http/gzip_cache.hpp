@@ -14,10 +14,6 @@ namespace z402::http {
 using gzip_cache = etag_cache<std::string, 256>;
 constexpr std::size_t gzip_cache_budget = 8u << 20;
 
-/// The compressed page for `etag`, compressing `page` on a miss; nullptr when another reader
-/// is compressing it right now or the budget is spent (answer `page` as it is).
-gzip_cache::entry_ptr compressed(gzip_cache& cache, std::string_view etag, const response_text& page);
-
 /// gzip of `body` (the gzip wrapper of RFC 1952, level 1: JSON compresses well even so).
 std::string gzip(std::string_view body);
 /// The same for a page of pieces, streamed through zlib without flattening it first.

@@ -51,7 +51,23 @@ bool accepts_gzip(const request& req);
 
 response not_modified_response(std::string_view etag);
 
-/// 200 with the body, the ETag and, when it helps, gzip or a file to send it from (`caches`).
-response read_response(const request& req, std::string_view etag, response_text body, read_caches caches);
+/// 200 with the page, the ETag and, when it helps, gzip or a file to send it from (`caches`).
+/// `claim`: the gzip cache's claim on this ETag, when the client accepts gzip and the page was
+/// not compressed yet.
+response rendered_response(std::string_view etag, response_text body, read_caches caches, gzip_cache::entry_ptr claim);
+/// 200 with a page compressed before.
+response compressed_response(std::string_view etag, gzip_cache::entry_ptr compressed);
+
+/// A read's answer: the page `render()` makes (a response_text), unless it was compressed
+/// before for a client that takes it: then it is not rendered again.
+template <class Render>
+response read_response(const request& req, std::string_view etag, Render&& render, read_caches caches) {
+  gzip_cache::lookup found;
+  if (accepts_gzip(req)) {
+    found = caches.gzip.find_or_claim(etag);
+    if (found.hit) return compressed_response(etag, std::move(found.hit));
+  }
+  return rendered_response(etag, render(), caches, std::move(found.claim));
+}
 
 }  // namespace z402::http
