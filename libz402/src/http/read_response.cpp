@@ -91,7 +91,9 @@ response compressed_response(std::string_view etag, gzip_cache::entry_ptr compre
   // The cached bytes go out as one gathered piece, kept alive by the answer: no copy.
   auto res = read_header(etag);
   res.set(bhttp::field::content_encoding, "gzip");
-  res.body().pieces.emplace_back(compressed->value->data(), compressed->value->size());
+  auto& page = *compressed->value;
+  res.body().pieces.emplace_back(page.bytes.data(), page.bytes.size());
+  if (page.file) res.body().file = {compressed, &*page.file};
   res.body().keep_alive = std::move(compressed);
   res.prepare_payload();
   return res;
@@ -100,9 +102,15 @@ response compressed_response(std::string_view etag, gzip_cache::entry_ptr compre
 response rendered_response(std::string_view etag, response_text body, read_caches caches, gzip_cache::entry_ptr claim) {
   if (claim) {
     if (body.payload_size() > gzip_threshold) {
-      auto z = gzip(body);
-      auto size = z.size();
-      return compressed_response(etag, caches.gzip.fill(std::move(claim), std::move(z), size));
+      auto bytes = gzip(body);
+      auto file = [&]() -> std::optional<page_file> {
+        if (bytes.size() <= file_threshold) return std::nullopt;
+        response_text whole;
+        whole.pieces.emplace_back(bytes.data(), bytes.size());
+        return page_file::write(whole);
+      }();
+      auto size = bytes.size();
+      return compressed_response(etag, caches.gzip.fill(std::move(claim), compressed_page{std::move(bytes), std::move(file)}, size));
     }
     caches.gzip.release(std::move(claim));  // too small to be worth compressing
   }

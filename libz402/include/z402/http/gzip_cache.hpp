@@ -4,14 +4,24 @@
 // the others, who do not wait; gzip is the client's offer, not a demand).
 #include "z402/http/etag_cache.hpp"
 #include "z402/http/message.hpp"
+#include "z402/http/page_file.hpp"
+
+#include <optional>
 
 #include <string>
 #include <string_view>
 
 namespace z402::http {
 
+/// A page compressed: its bytes, and over 4 KiB the same bytes in a file, which a plain TCP
+/// answer sends with sendfile as it does a plain page (page_file.hpp).
+struct compressed_page {
+  std::string bytes;
+  std::optional<page_file> file;
+};
+
 /// 256 pages of any size, and at most 8 MiB of them (a limit=100 page is 9 KB compressed).
-using gzip_cache = etag_cache<std::string, 256>;
+using gzip_cache = etag_cache<compressed_page, 256>;
 constexpr std::size_t gzip_cache_budget = 8u << 20;
 
 /// gzip of `body` (the gzip wrapper of RFC 1952, level 1: JSON compresses well even so).
