@@ -102,7 +102,13 @@ response compressed_response(std::string_view etag, gzip_cache::entry_ptr compre
 response rendered_response(std::string_view etag, response_text body, read_caches caches, gzip_cache::entry_ptr claim) {
   if (claim) {
     if (body.payload_size() > gzip_threshold) {
-      auto bytes = gzip(body);
+      std::string bytes;
+      try {
+        bytes = gzip(body);
+      } catch (...) {
+        caches.gzip.release(std::move(claim));  // or its slot stays claimed for good
+        throw;
+      }
       auto file = [&]() -> std::optional<page_file> {
         if (bytes.size() <= file_threshold) return std::nullopt;
         response_text whole;

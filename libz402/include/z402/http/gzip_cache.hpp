@@ -20,8 +20,9 @@ struct compressed_page {
   std::optional<page_file> file;
 };
 
-/// 256 pages of any size, and at most 8 MiB of them (a limit=100 page is 9 KB compressed).
-using gzip_cache = etag_cache<compressed_page, 256>;
+/// 256 pages (32 sets of 8) of any size, and at most 8 MiB of them (a limit=100 page is 9 KB
+/// compressed).
+using gzip_cache = etag_cache<compressed_page, 32>;
 constexpr std::size_t gzip_cache_budget = 8u << 20;
 
 /// gzip of `body` (the gzip wrapper of RFC 1952, level 1: JSON compresses well even so).

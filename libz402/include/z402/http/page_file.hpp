@@ -22,7 +22,11 @@ class page_file {
   static std::optional<page_file> write(const response_text& page);
 
   page_file(page_file&& other) noexcept : fd_(std::exchange(other.fd_, -1)), size_(other.size_) {}
-  page_file& operator=(page_file&&) = delete;
+  page_file& operator=(page_file&& other) noexcept {
+    std::swap(fd_, other.fd_);
+    std::swap(size_, other.size_);
+    return *this;
+  }
   page_file(const page_file&) = delete;
   ~page_file();
 
@@ -35,9 +39,9 @@ class page_file {
   std::size_t size_;
 };
 
-/// 64 pages, at most 8 MiB of them (a limit=100 page is 150 KB). The files are memory the
-/// kernel holds for the process, not mapped into it: they are not in its RSS.
-using page_files = etag_cache<page_file, 64>;
+/// 128 pages (16 sets of 8), at most 8 MiB of them (a limit=100 page is 150 KB). The files are
+/// memory the kernel holds for the process, not mapped into it: they are not in its RSS.
+using page_files = etag_cache<page_file, 16>;
 constexpr std::size_t page_files_budget = 8u << 20;
 
 /// The file of `page` for `etag`, written on a miss; nullptr when another reader is writing
