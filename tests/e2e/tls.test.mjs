@@ -78,7 +78,7 @@ test("curl and node's fetch read the catalog over HTTPS, HTTP/1.1 negotiated by 
   assert.match(server.url, /^https:\/\//);
 });
 
-test("a page of many items (gathered from the snapshot, sent a record at a time) arrives whole over TLS", async () => {
+test("a page of many items (read from its file, or gathered from the snapshot, a record at a time) arrives whole over TLS", async () => {
   const key = addProvider(dir, "pages", "uregtest1pages");
   const { terms } = termsFile(dir);
   await sleep(400);  // the server re-reads keys every 250 ms
@@ -96,6 +96,11 @@ test("a page of many items (gathered from the snapshot, sent a record at a time)
   const parsed = JSON.parse(body);
   assert.deepEqual(parsed.items.map((i) => i.resource), items.map((i) => i.resource));
   assert.equal(parsed.items[59].description, items[59].description);
+  // Read again the page comes from its file, and compressed from the gzip cache: the same page.
+  const url = `https://127.0.0.1:${server.port}/discovery/resources?payTo=uregtest1pages&limit=100`;
+  assert.equal(curl(["--cacert", ca, url]).stdout, body);
+  assert.equal(curl(["--cacert", ca, "--compressed", url]).stdout, body);
+  assert.equal(curl(["--cacert", ca, "--compressed", url]).stdout, body);
 });
 
 test("TLS 1.2 and 1.3 are spoken; 1.1 and 1.0 are refused", () => {

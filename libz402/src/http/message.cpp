@@ -1,17 +1,21 @@
 #include "z402/http/message.hpp"
 
+#include "z402/http/page_file.hpp"
+
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
 namespace z402::http {
 
 std::uint64_t response_text::payload_size() const {
+  if (file) return file->size();
   std::uint64_t n = size() + suffix.size();
   for (auto& p : pieces) n += p.size();
   return n;
 }
 
 std::string response_text::flatten() const {
+  if (file) return file->read();
   std::string out;
   out.reserve(payload_size());
   out.append(*this);
@@ -21,6 +25,11 @@ std::string response_text::flatten() const {
 
 void gather_body::writer::init(boost::beast::error_code& ec) {
   ec = {};
+  if (body_.file) {  // not the servers' path (they send files themselves): read it whole
+    read_ = body_.flatten();
+    single_ = boost::asio::const_buffer{read_.data(), read_.size()};
+    return;
+  }
   single_ = boost::asio::const_buffer{body_.data(), body_.size()};
   if (body_.pieces.empty() && body_.suffix.empty()) return;
   gathered_.reserve(body_.pieces.size() + 2);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <stdexcept>
 
 namespace z402::http {
 
@@ -30,13 +31,28 @@ page_file::~page_file() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-page_files::entry_ptr page_file_of(page_files& files, std::string_view etag, const response_text& page) {
-  return files.get(etag, [&]() -> std::optional<std::pair<page_file, std::size_t>> {
-    auto file = page_file::write(page);
-    if (!file) return std::nullopt;
-    auto size = file->size();
-    return std::pair{std::move(*file), size};
-  });
+ssize_t page_file::read_at(char* out, std::size_t size, std::size_t offset) const {
+  for (;;) {
+    auto n = ::pread(fd_, out, size, static_cast<off_t>(offset));
+    if (n >= 0 || errno != EINTR) return n;
+  }
+}
+
+std::string page_file::read() const {
+  std::string out(size_, '\0');
+  for (std::size_t at = 0; at < size_;) {
+    auto n = read_at(out.data() + at, size_ - at, at);
+    if (n <= 0) throw std::runtime_error("a page file could not be read");
+    at += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
+response_text file_body(page_files::entry_ptr entry) {
+  response_text body;
+  auto& file = *entry->value;
+  body.file = {std::move(entry), &file};
+  return body;
 }
 
 }  // namespace z402::http

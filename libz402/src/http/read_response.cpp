@@ -87,26 +87,41 @@ response read_header(std::string_view etag) {
 
 }  // namespace
 
+void read_claims::release(read_caches caches) {
+  if (gzip) caches.gzip.release(std::move(gzip));
+  if (file) caches.files.release(std::move(file));
+}
+
 response compressed_response(std::string_view etag, gzip_cache::entry_ptr compressed) {
-  // The cached bytes go out as one gathered piece, kept alive by the answer: no copy.
+  // The cached bytes go out as they are, kept alive by the answer: no copy.
   auto res = read_header(etag);
   res.set(bhttp::field::content_encoding, "gzip");
   auto& page = *compressed->value;
-  res.body().pieces.emplace_back(page.bytes.data(), page.bytes.size());
-  if (page.file) res.body().file = {compressed, &*page.file};
-  res.body().keep_alive = std::move(compressed);
+  if (page.file) {
+    res.body().file = {compressed, &*page.file};
+  } else {
+    res.body().pieces.emplace_back(page.bytes.data(), page.bytes.size());
+    res.body().keep_alive = std::move(compressed);
+  }
   res.prepare_payload();
   return res;
 }
 
-response rendered_response(std::string_view etag, response_text body, read_caches caches, gzip_cache::entry_ptr claim) {
-  if (claim) {
+response file_response(std::string_view etag, page_files::entry_ptr file) {
+  auto res = read_header(etag);
+  res.body() = file_body(std::move(file));
+  res.prepare_payload();
+  return res;
+}
+
+response rendered_response(std::string_view etag, response_text body, read_caches caches, read_claims claims) {
+  if (claims.gzip) {
     if (body.payload_size() > gzip_threshold) {
       std::string bytes;
       try {
         bytes = gzip(body);
       } catch (...) {
-        caches.gzip.release(std::move(claim));  // or its slot stays claimed for good
+        claims.release(caches);  // or the slot stays claimed for good
         throw;
       }
       auto file = [&]() -> std::optional<page_file> {
@@ -116,17 +131,22 @@ response rendered_response(std::string_view etag, response_text body, read_cache
         return page_file::write(whole);
       }();
       auto size = bytes.size();
-      return compressed_response(etag, caches.gzip.fill(std::move(claim), compressed_page{std::move(bytes), std::move(file)}, size));
+      return compressed_response(etag, caches.gzip.fill(std::move(claims.gzip), compressed_page{std::move(bytes), std::move(file)}, size));
     }
-    caches.gzip.release(std::move(claim));  // too small to be worth compressing
+    caches.gzip.release(std::move(claims.gzip));  // too small to be worth compressing
   }
-  // Without a claim, a client that takes gzip gets the page as it is while another reader
-  // compresses it. A large page also goes into a file once per ETag, which a plain TCP answer
-  // sends without copying it; the pieces stay for TLS (copied into records anyway) and every
-  // other reader.
+  if (claims.file) {
+    // A large page goes into a file once per ETag, which plain TCP sends without copying it.
+    if (body.payload_size() > file_threshold)
+      if (auto file = page_file::write(body)) {
+        auto size = file->size();
+        return file_response(etag, caches.files.fill(std::move(claims.file), std::move(*file), size));
+      }
+    caches.files.release(std::move(claims.file));  // small, or no file to be had
+  }
+  // Without a claim (another reader is compressing or writing this page, or a cache's budget
+  // is spent), the page goes out as rendered.
   auto res = read_header(etag);
-  if (body.payload_size() > file_threshold)
-    if (auto file = page_file_of(caches.files, etag, body)) body.file = {file, &*file->value};
   res.body() = std::move(body);
   res.prepare_payload();
   return res;

@@ -214,8 +214,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
     if (writing_ || slots_.empty() || !slots_.front().res) return;
     writing_ = true;
     auto& res = *slots_.front().res;
-    if constexpr (!is_tls)
-      if (res.body().file) return write_file(res);
+    if (res.body().file) return write_file(res);
     if (!res.body().pieces.empty()) return write_gathered(res);
     lowest().expires_after(server_.options().read_timeout);
     bhttp::async_write(stream_, res,
@@ -247,7 +246,8 @@ class basic_session final : public session, public std::enable_shared_from_this<
   }
 
   // A page kept in a file (page_file) goes out as its header, then sendfile from the file: the
-  // socket takes references to the file's pages, where sendmsg would copy every byte.
+  // socket takes references to the file's pages, where sendmsg would copy every byte. Over
+  // TLS the file is read into records.
   void write_file(const response& res) {
     write_head(res);
     iov_.clear();
@@ -255,11 +255,12 @@ class basic_session final : public session, public std::enable_shared_from_this<
     iov_at_ = 0;
     gather_sent_ = 0;
     file_offset_ = 0;
-    send_file();
+    if constexpr (is_tls) send_records();
+    else send_file();
   }
 
-  // Over TLS every byte is copied into records anyway: the pieces are copied into one TLS
-  // record's worth (16 KiB) at a time, so OpenSSL fills whole records and a connection never
+  // Over TLS every byte is copied into records anyway: the pieces (or the file) are copied
+  // into one TLS record's worth (16 KiB) at a time, so OpenSSL fills whole records and a connection never
   // holds a copy of a whole page (a 148 KB buffer per answer cost a third of the throughput in
   // page-heap traffic; one kept per connection would cost 1.5 GB for 10,000 idle connections).
   void send_records() {
@@ -273,6 +274,15 @@ class basic_session final : public session, public std::enable_shared_from_this<
       v.iov_base = static_cast<char*>(v.iov_base) + take;
       v.iov_len -= take;
       if (v.iov_len == 0) ++iov_at_;
+    }
+    if (const auto& file = slots_.front().res->body().file; file && record_.size() < record) {
+      auto at = record_.size();
+      auto take = std::min(record - at, file->size() - static_cast<std::size_t>(file_offset_));
+      record_.resize(at + take);
+      auto n = take ? file->read_at(record_.data() + at, take, static_cast<std::size_t>(file_offset_)) : 0;
+      if (n <= 0 && take) return on_write(beast::error_code{n < 0 ? errno : EIO, boost::system::system_category()}, gather_sent_);
+      record_.resize(at + static_cast<std::size_t>(n));
+      file_offset_ += n;
     }
     if (record_.empty()) {
       std::string{}.swap(record_);

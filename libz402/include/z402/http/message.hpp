@@ -33,8 +33,9 @@ class response_text : public std::string {
   std::vector<boost::asio::const_buffer> pieces;
   std::string suffix;
   std::shared_ptr<const void> keep_alive;
-  /// When set: the same bytes as the text, pieces and suffix, in a file that a plain TCP
-  /// answer sends with sendfile (page_file.hpp); everything else reads the pieces.
+  /// When set, the body is this file's bytes (a page kept in a file, page_file.hpp), and the
+  /// text, pieces and suffix are empty: plain TCP sends it with sendfile, TLS reads it into
+  /// records, anything else reads it whole.
   std::shared_ptr<const class page_file> file;
 
   std::uint64_t payload_size() const;
@@ -68,6 +69,7 @@ struct gather_body {
     const value_type& body_;
     boost::asio::const_buffer single_;               // the owned text alone: no allocation
     std::vector<boost::asio::const_buffer> gathered_;  // text, pieces, suffix
+    std::string read_;                                 // a file body, read whole
     bool done_ = false;
   };
 };

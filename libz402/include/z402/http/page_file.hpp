@@ -8,7 +8,10 @@
 #include "z402/http/etag_cache.hpp"
 #include "z402/http/message.hpp"
 
+#include <sys/types.h>
+
 #include <cstddef>
+#include <string>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -32,6 +35,10 @@ class page_file {
 
   int fd() const { return fd_; }
   std::size_t size() const { return size_; }
+  /// Up to `size` bytes from `offset` into `out`; the count read, or -1 (errno set).
+  ssize_t read_at(char* out, std::size_t size, std::size_t offset) const;
+  /// The whole file (throws std::runtime_error when it cannot be read).
+  std::string read() const;
 
  private:
   page_file(int fd, std::size_t size) : fd_(fd), size_(size) {}
@@ -44,8 +51,7 @@ class page_file {
 using page_files = etag_cache<page_file, 16>;
 constexpr std::size_t page_files_budget = 8u << 20;
 
-/// The file of `page` for `etag`, written on a miss; nullptr when another reader is writing
-/// it, the budget is spent or no file could be had (send `page` as it is).
-page_files::entry_ptr page_file_of(page_files& files, std::string_view etag, const response_text& page);
+/// A body that is the file of `entry` (kept alive by the body).
+response_text file_body(page_files::entry_ptr entry);
 
 }  // namespace z402::http

@@ -51,23 +51,46 @@ bool accepts_gzip(const request& req);
 
 response not_modified_response(std::string_view etag);
 
-/// 200 with the page, the ETag and, when it helps, gzip or a file to send it from (`caches`).
-/// `claim`: the gzip cache's claim on this ETag, when the client accepts gzip and the page was
-/// not compressed yet.
-response rendered_response(std::string_view etag, response_text body, read_caches caches, gzip_cache::entry_ptr claim);
+/// What a read holds of the caches while its page is rendered: its ETag claimed in the gzip
+/// cache (the client takes gzip and nobody compressed the page yet), or in the files (nobody
+/// wrote its file yet).
+struct read_claims {
+  gzip_cache::entry_ptr gzip;
+  page_files::entry_ptr file;
+  void release(read_caches caches);
+};
+
 /// 200 with a page compressed before.
 response compressed_response(std::string_view etag, gzip_cache::entry_ptr compressed);
+/// 200 with a page written to a file before.
+response file_response(std::string_view etag, page_files::entry_ptr file);
+/// 200 with a page as rendered, compressed or written to a file first for the claims held.
+response rendered_response(std::string_view etag, response_text body, read_caches caches, read_claims claims);
 
-/// A read's answer: the page `render()` makes (a response_text), unless it was compressed
-/// before for a client that takes it: then it is not rendered again.
+/// A read's answer: the page `render()` makes (a response_text), unless it is cached for this
+/// ETag, compressed for a client that takes gzip or in a file for one that does not: then it
+/// is not rendered again.
 template <class Render>
 response read_response(const request& req, std::string_view etag, Render&& render, read_caches caches) {
-  gzip_cache::lookup found;
+  read_claims claims;
   if (accepts_gzip(req)) {
-    found = caches.gzip.find_or_claim(etag);
+    auto found = caches.gzip.find_or_claim(etag);
     if (found.hit) return compressed_response(etag, std::move(found.hit));
+    claims.gzip = std::move(found.claim);
   }
-  return rendered_response(etag, render(), caches, std::move(found.claim));
+  if (!claims.gzip) {
+    auto found = caches.files.find_or_claim(etag);
+    if (found.hit) return file_response(etag, std::move(found.hit));
+    claims.file = std::move(found.claim);
+  }
+  response_text body;
+  try {
+    body = render();
+  } catch (...) {
+    claims.release(caches);  // or their slots stay claimed for good
+    throw;
+  }
+  return rendered_response(etag, std::move(body), caches, std::move(claims));
 }
 
 }  // namespace z402::http
