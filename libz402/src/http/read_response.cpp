@@ -131,7 +131,8 @@ response rendered_response(std::string_view etag, response_text body, read_cache
         return page_file::write(whole);
       }();
       auto size = bytes.size();
-      return compressed_response(etag, caches.gzip.fill(std::move(claims.gzip), compressed_page{std::move(bytes), std::move(file)}, size));
+      auto filled = caches.gzip.fill(std::move(claims.gzip), compressed_page{std::move(bytes), std::move(file)}, size);
+      return compressed_response(etag, std::move(filled));
     }
     caches.gzip.release(std::move(claims.gzip));  // too small to be worth compressing
   }

@@ -260,9 +260,10 @@ class basic_session final : public session, public std::enable_shared_from_this<
   }
 
   // Over TLS every byte is copied into records anyway: the pieces (or the file) are copied
-  // into one TLS record's worth (16 KiB) at a time, so OpenSSL fills whole records and a connection never
-  // holds a copy of a whole page (a 148 KB buffer per answer cost a third of the throughput in
-  // page-heap traffic; one kept per connection would cost 1.5 GB for 10,000 idle connections).
+  // into one TLS record's worth (16 KiB) at a time, so OpenSSL fills whole records and a
+  // connection never holds a copy of a whole page (a 148 KB buffer per answer cost a third of
+  // the throughput in page-heap traffic; one kept per connection would cost 1.5 GB for 10,000
+  // idle connections).
   void send_records() {
     constexpr std::size_t record = 16u << 10;
     record_.clear();
