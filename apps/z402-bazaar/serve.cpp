@@ -21,7 +21,6 @@
 
 #include <sys/resource.h>
 
-
 #ifdef Z402_WITH_TCMALLOC
 #include <gperftools/malloc_extension.h>
 #endif

@@ -131,6 +131,7 @@ response rendered_response(std::string_view etag, response_text body, read_cache
         return page_file::write(whole);
       }();
       auto size = bytes.size();
+      if (file) bytes = std::string{};  // every answer reads the file: no second copy in memory
       auto filled = caches.gzip.fill(std::move(claims.gzip), compressed_page{std::move(bytes), std::move(file)}, size);
       return compressed_response(etag, std::move(filled));
     }

@@ -13,8 +13,9 @@
 
 namespace z402::http {
 
-/// A page compressed: its bytes, and over 4 KiB the same bytes in a file, which a plain TCP
-/// answer sends with sendfile as it does a plain page (page_file.hpp).
+/// A page compressed: its bytes, or over 4 KiB a file holding them, which plain TCP sends with
+/// sendfile and TLS reads into records, as it does a plain page (page_file.hpp). `bytes` is
+/// empty when the file holds them.
 struct compressed_page {
   std::string bytes;
   std::optional<page_file> file;
