@@ -74,8 +74,12 @@ bool tls_certificates::reload(bool force) {
   if (!force && now == stamp_) return false;
   // Files replaced one after the other (certificate, then key) may be caught in between: the
   // check that the key matches refuses that state, and the next change retries.
-  stamp_ = now;
   auto next = make_server_context(files_);
+  // A file replaced while it was read: what was read may be neither the stamp's files nor the
+  // settled ones. Nothing is taken; the next poll, the files settled, loads them once (it was
+  // loaded twice, the settled pair again under a new stamp: seen on a loaded machine).
+  if (stamp_of(files_) != now) return false;
+  stamp_ = now;
   if (!next) {
     log_.error("keeping the previous TLS certificate", {{"reason", next.error().reason}});
     return false;
