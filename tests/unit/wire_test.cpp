@@ -9,7 +9,10 @@
 #include "z402/wire/json.hpp"
 #include "z402/wire/url.hpp"
 
+#include <chrono>
+#include <cstdio>
 #include <set>
+#include <vector>
 
 using namespace z402;
 
@@ -22,6 +25,34 @@ CAF_TEST(iso time round trips with milliseconds) {
   CAF_CHECK(!wire::parse_iso_ms("2026-12-25 12:54:56.789Z"));
   CAF_CHECK_EQUAL(wire::utc_day(wire::ms_per_day - 1), 0);
   CAF_CHECK_EQUAL(wire::utc_day(wire::ms_per_day), 1);
+}
+
+// append_iso_ms writes the digits itself: it must give what the printf form gave, at every
+// field's rollover, across leap days, before the epoch and past four-digit years.
+CAF_TEST(iso time written by hand matches the printf form) {
+  auto printf_form = [](std::int64_t ms) {
+    using namespace std::chrono;
+    auto day = wire::utc_day(ms);
+    auto in_day = ms - day * wire::ms_per_day;
+    year_month_day ymd{sys_days{days{day}}};
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ", static_cast<int>(ymd.year()),
+                  static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                  static_cast<long long>(in_day / 3'600'000), static_cast<long long>(in_day / 60'000 % 60),
+                  static_cast<long long>(in_day / 1000 % 60), static_cast<long long>(in_day % 1000));
+    return std::string{buf};
+  };
+  std::vector<std::int64_t> times{0, -1, 1, 999, 1000, 59'999, 60'000, 3'599'999, 3'600'000, wire::ms_per_day - 1,
+                                  951'782'400'000 /* 2000-02-29 */, 4'107'456'000'000 /* 2100-02-28 */,
+                                  253'402'300'799'999 /* 9999-12-31T23:59:59.999 */,
+                                  253'402'300'800'000 /* 10000-01-01 */, -62'167'219'200'001 /* before year 0 */};
+  for (std::int64_t t = 1'700'000'000'000; t < 1'700'000'000'000 + 400 * wire::ms_per_day; t += 7'777'777) times.push_back(t);
+  for (auto t : times) {
+    std::string appended = "x";
+    wire::append_iso_ms(appended, t);
+    CAF_CHECK_EQUAL(appended, "x" + printf_form(t));
+    CAF_CHECK_EQUAL(wire::format_iso_ms(t), printf_form(t));
+  }
 }
 
 CAF_TEST(canonical resources drop what does not identify a route) {

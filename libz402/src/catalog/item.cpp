@@ -38,9 +38,14 @@ item::item(item_record record, std::int64_t today) : record_(std::move(record)),
   tail_.reserve(96);
   // Provenance (issue 18): a route its provider declared, or one seen only in payments.
   tail_.append(record_.declared ? R"(,"listedBy":"declaration")" : R"(,"listedBy":"settlement")");
-  tail_.append(R"(,"lastUpdated":")").append(wire::format_iso_ms(record_.last_updated_ms)).append("\"");
-  if (record_.last_seen_ms >= 0)
-    tail_.append(R"(,"lastSeen":")").append(wire::format_iso_ms(record_.last_seen_ms)).append("\"");
+  tail_.append(R"(,"lastUpdated":")");
+  wire::append_iso_ms(tail_, record_.last_updated_ms);
+  tail_.append("\"");
+  if (record_.last_seen_ms >= 0) {
+    tail_.append(R"(,"lastSeen":")");
+    wire::append_iso_ms(tail_, record_.last_seen_ms);
+    tail_.append("\"");
+  }
   tail_.append(R"(,"paidCallsToday":)").append(std::to_string(record_.paid_calls_on(today))).append("},");
 }
 

@@ -5,18 +5,53 @@
 
 namespace z402::wire {
 
-std::string format_iso_ms(std::int64_t ms) {
+// Written digit by digit: every item a settle touches is rendered again with its lastUpdated
+// (and lastSeen), and snprintf's format parsing was 4.7 % of the catalog thread's time at
+// 400k settles (perf, z402-bench-engine --no-reads).
+void append_iso_ms(std::string& out, std::int64_t ms) {
   using namespace std::chrono;
   auto day = utc_day(ms);
   auto in_day = ms - day * ms_per_day;
   year_month_day ymd{sys_days{days{day}}};
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ",
-                static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                static_cast<unsigned>(ymd.day()), static_cast<long long>(in_day / 3'600'000),
-                static_cast<long long>(in_day / 60'000 % 60), static_cast<long long>(in_day / 1000 % 60),
-                static_cast<long long>(in_day % 1000));
-  return buf;
+  auto year = static_cast<int>(ymd.year());
+  if (year < 0 || year > 9999) {
+    // Outside what four digits hold (no catalog time is): the old printf form, sign and all.
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d", year);
+    out.append(buf);
+  } else {
+    char y[4] = {static_cast<char>('0' + year / 1000), static_cast<char>('0' + year / 100 % 10),
+                 static_cast<char>('0' + year / 10 % 10), static_cast<char>('0' + year % 10)};
+    out.append(y, 4);
+  }
+  char rest[20];
+  auto two = [&](char* at, long long v) {
+    at[0] = static_cast<char>('0' + v / 10);
+    at[1] = static_cast<char>('0' + v % 10);
+  };
+  rest[0] = '-';
+  two(rest + 1, static_cast<unsigned>(ymd.month()));
+  rest[3] = '-';
+  two(rest + 4, static_cast<unsigned>(ymd.day()));
+  rest[6] = 'T';
+  two(rest + 7, in_day / 3'600'000);
+  rest[9] = ':';
+  two(rest + 10, in_day / 60'000 % 60);
+  rest[12] = ':';
+  two(rest + 13, in_day / 1000 % 60);
+  rest[15] = '.';
+  auto milli = in_day % 1000;
+  rest[16] = static_cast<char>('0' + milli / 100);
+  two(rest + 17, milli % 100);
+  rest[19] = 'Z';
+  out.append(rest, sizeof rest);
+}
+
+std::string format_iso_ms(std::int64_t ms) {
+  std::string out;
+  out.reserve(24);
+  append_iso_ms(out, ms);
+  return out;
 }
 
 std::optional<std::int64_t> parse_iso_ms(std::string_view s) {

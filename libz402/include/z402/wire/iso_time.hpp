@@ -13,6 +13,9 @@ constexpr std::int64_t ms_per_day = 86'400'000;
 /// Formats milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 std::string format_iso_ms(std::int64_t ms);
 
+/// The same text appended to `out`, with no string of its own.
+void append_iso_ms(std::string& out, std::int64_t ms);
+
 /// Parses exactly the format that `format_iso_ms` writes.
 std::optional<std::int64_t> parse_iso_ms(std::string_view text);
 
