@@ -15,8 +15,17 @@
 #include <iostream>
 #include <thread>
 
+#include <time.h>
+
 using namespace z402;
 using clock_type = std::chrono::steady_clock;
+
+// The CPU time of one thread, or of the whole process, in microseconds.
+double cpu_us(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
+}
 
 int main(int argc, char** argv) {
   const int events = argc > 1 ? std::atoi(argv[1]) : 1'000'000;
@@ -42,16 +51,25 @@ int main(int argc, char** argv) {
 
   std::atomic<bool> reading{true};
   std::atomic<std::uint64_t> reads{0};
+  std::promise<clockid_t> reader_clock;
   std::thread reader{[&] {
+    clockid_t own{};
+    pthread_getcpuclockid(pthread_self(), &own);
+    reader_clock.set_value(own);
     auto req = *http::parse_list_request("limit=100");
     while (with_reads && reading.load(std::memory_order_relaxed)) {
       auto page = http::render_list(engine.snapshots().load_cached(), req);
       reads.fetch_add(page.payload_size() ? 1 : 0, std::memory_order_relaxed);
     }
   }};
+  auto reader_cpu = reader_clock.get_future().get();
 
   std::atomic<int> answered{0};
   std::promise<void> all_done;
+  // The settles' CPU: the whole process's less the reader's, so a machine's speed or a busy
+  // reader does not move it as it moves the rate.
+  auto cpu_start = cpu_us(CLOCK_PROCESS_CPUTIME_ID) - cpu_us(reader_cpu);
+  auto sender_start = cpu_us(CLOCK_THREAD_CPUTIME_ID);
   auto start = clock_type::now();
   for (int i = 0; i < events; ++i) {
     boost::json::value body = {{"x402Version", 2},
@@ -64,6 +82,8 @@ int main(int argc, char** argv) {
   }
   all_done.get_future().get();
   auto seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+  auto settle_cpu_us = cpu_us(CLOCK_PROCESS_CPUTIME_ID) - cpu_us(reader_cpu) - cpu_start;
+  auto sender_cpu_us = cpu_us(CLOCK_THREAD_CPUTIME_ID) - sender_start;
 
   // Whole declarations of the same 128 checked items, no digest (so none is taken for a
   // repeat): content built by the sender, each acknowledged (visible to readers) before the next.
@@ -85,6 +105,8 @@ int main(int argc, char** argv) {
                                                           {"counted", total},
                                                           {"seconds", seconds},
                                                           {"settles_per_second", events / seconds},
+                                                          {"cpu_us_per_settle", settle_cpu_us / events},
+                                                          {"sender_cpu_us_per_settle", sender_cpu_us / events},
                                                           {"declarations", declarations},
                                                           {"declarations_per_second", declarations / declare_seconds},
                                                           {"declared_items_per_second", 128 * declarations / declare_seconds},
