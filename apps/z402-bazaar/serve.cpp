@@ -230,7 +230,7 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   net::thread_pool checks{1};
   // Search cursors are signed with a key of this run (app_state's random_key argument): a restart
   // ends open searches, nothing else.
-  http::app_state app{engine, keys, auth::random_key(""), settles, checks.get_executor()};
+  http::app_state app{engine, keys, auth::random_key(""), settles, checks.get_executor(), cfg.declaration_bytes_in_flight};
   app.scheme = tls ? "https" : "http";
   app.role = cfg.follow ? "follower" : cfg.cluster_listen ? "primary" : "standalone";
   http::bazaar_handler handler{app};

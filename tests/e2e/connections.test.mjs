@@ -8,7 +8,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { binary, newDataDir, removeDataDir, startServer, stopServer, sleep, scaled, settledWithin } from "./lib/server.mjs";
+import {
+  binary, newDataDir, removeDataDir, startServer, stopServer, sleep, scaled, settledWithin, addProvider, termsFile, item, declare,
+} from "./lib/server.mjs";
 
 const dirs = [];
 after(() => dirs.forEach(removeDataDir));
@@ -148,6 +150,86 @@ test("idle keep-alive connections and slow requests are closed after the configu
     await stopServer(server);
   }
 });
+
+// Declaration bodies are held from their read until their checks are done; what they may hold
+// together is connections.declarationBytesInFlight. A body that does not fit is not read until
+// earlier ones are done (its bytes wait in the sockets), and is answered then.
+test("declaration bodies past the bytes in flight wait unread, at the limit do not, and each is answered", async () => {
+  const budget = 100_000;
+  const dir = dataDir({ connections: { declarationBytesInFlight: budget } });
+  const payTo = "uregtest1budgetprovider";
+  const key = addProvider(dir, "budget", payTo);
+  const { terms } = termsFile(dir);
+  /** A valid declaration of exactly `bytes` bytes (JSON allows trailing white space). */
+  const body = (name, bytes) => {
+    const text = JSON.stringify({ items: [item(terms, payTo, `https://budget.example.com/${name}`)] });
+    assert.ok(text.length <= bytes);
+    return text + " ".repeat(bytes - text.length);
+  };
+  const server = await startServer(dir);
+  const scrape = async () => (await fetch(`${server.url}/metrics`)).text();
+  try {
+    assert.equal(metric(await scrape(), "z402_declaration_body_bytes_limit"), budget);
+    // A slow client holds 80,000 bytes of the budget: its header is in, its body comes later.
+    const slowBody = body("slow", 80_000);
+    const slow = await connect(server.port);
+    slow.socket.write(`POST /discovery/declarations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${slowBody.length}\r\n\r\n` + slowBody.slice(0, 1000));
+    await waitForMetric(scrape, "z402_declaration_body_bytes", 80_000);
+
+    // At the limit: 20,000 more bytes fit (80,000 + 20,000 = the budget) and are answered at once.
+    const atLimit = await declare(server.url, key, body("at-limit", 20_000));
+    assert.equal(atLimit.status, 200, atLimit.body);
+    assert.equal(metric(await scrape(), "z402_declaration_body_waits_total"), 0);
+
+    // Past it by one byte: not read while the slow body holds its bytes.
+    const pastLimit = declare(server.url, key, body("past-limit", 20_001));
+    assert.equal(await settledWithin(pastLimit, 500), null, "answered while the budget had no room for it");
+    const waiting = await scrape();
+    assert.equal(metric(waiting, "z402_declaration_body_waits_total"), 1);
+    assert.equal(metric(waiting, "z402_declaration_body_bytes"), 80_000);
+
+    // The slow body arrives: it is answered, its bytes go back, and the waiting one is let in.
+    slow.socket.write(slowBody.slice(1000));
+    assert.ok(await waitFor(slow, /^HTTP\/1\.1 200/, scaled(5000)), slow.received);
+    const late = await pastLimit;
+    assert.equal(late.status, 200, late.body);
+    await waitForMetric(scrape, "z402_declaration_body_bytes", 0);
+    slow.socket.destroy();
+
+    // A body larger than the whole budget is read alone, once nothing else is held; so is a
+    // chunked one (its size unknown, it counts as the route's limit).
+    const large = await declare(server.url, key, body("large", 150_000));
+    assert.equal(large.status, 200, large.body);
+    const chunked = await fetch(`${server.url}/discovery/declarations`, {
+      method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: new Blob([body("chunked", 5_000)]).stream(), duplex: "half",  // a stream: sent chunked, no Content-Length
+    });
+    assert.equal(chunked.status, 200, await chunked.text());
+    const listed = await (await fetch(`${server.url}/discovery/resources`)).json();
+    assert.deepEqual(listed.items.map((i) => i.resource).sort(),
+      ["at-limit", "chunked", "large", "past-limit", "slow"].map((n) => `https://budget.example.com/${n}`));
+  } finally {
+    await stopServer(server);
+  }
+  for (const bad of [0, 2 ** 34 + 1, "1"]) {
+    const r = spawnSync(binary, ["serve", "--data-dir", dataDir({ connections: { declarationBytesInFlight: bad } })], { encoding: "utf8", timeout: 10000 });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /connections\.declarationBytesInFlight must be an integer from 1 to 17179869184/);
+  }
+});
+
+/** Scrapes until the metric `name` reads `value`, at most 5 s (scaled). */
+async function waitForMetric(scrape, name, value) {
+  let last;
+  const end = Date.now() + scaled(5000);
+  while (Date.now() < end) {
+    last = metric(await scrape(), name);
+    if (last === value) return;
+    await sleep(25);
+  }
+  assert.fail(`${name} read ${last}, not ${value}, within ${scaled(5000)} ms`);
+}
 
 test("a client that never reads its answers costs bounded memory", async () => {
   const dir = dataDir();

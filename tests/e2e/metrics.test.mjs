@@ -55,7 +55,9 @@ test("the page parses and names every family the issue lists", async () => {
     z402_providers: "gauge", z402_catalog_bytes: "gauge", z402_snapshot_version: "gauge",
     z402_snapshot_published_timestamp_seconds: "gauge", z402_declarations: "counter", z402_settles: "counter",
     z402_persistence_last_success_timestamp_seconds: "gauge", z402_persistence_failures: "counter",
+    z402_declaration_body_bytes: "gauge", z402_declaration_body_bytes_limit: "gauge", z402_declaration_body_waits: "counter",
   })) assert.equal(families[name], type, name);
+  assert.equal(value("z402_declaration_body_bytes_limit"), 4 * 1024 * 1024, "the default bytes in flight");
   assert.equal(value("z402_build_info", { version: "0.1.0" }), 1);
   assert.equal(value("z402_providers"), 1);
   assert.ok(value("z402_http_connections_open") >= 1, "the scrape's own connection is open");

@@ -85,6 +85,10 @@ expected<void> apply_config_file(bazaar_config& cfg, const std::filesystem::path
           auto n = positive(c.value(), cname, 1u << 20);
           if (!n) return n.error();
           cfg.max_connections = *n;
+        } else if (c.key() == "declarationBytesInFlight") {
+          auto n = positive(c.value(), cname, std::uint64_t{1} << 34);
+          if (!n) return n.error();
+          cfg.declaration_bytes_in_flight = *n;
         } else if (c.key() == "idleTimeoutSeconds" || c.key() == "requestTimeoutSeconds") {
           auto n = positive(c.value(), cname, 3600);
           if (!n) return n.error();

@@ -18,6 +18,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
+#include <charconv>
+
 namespace z402::http {
 namespace {
 
@@ -117,8 +119,13 @@ response terms_response(const app_state& app, const request& req) {
 }  // namespace
 
 app_state::app_state(catalog::engine& e, auth::key_store& k, std::string cursor_key, settle_batcher& s,
-                     boost::asio::any_io_executor checks_on)
-    : engine(e), keys(k), cursors(std::move(cursor_key)), settles(s), checks(std::move(checks_on)) {
+                     boost::asio::any_io_executor checks_on, std::size_t declaration_bytes_in_flight)
+    : engine(e),
+      keys(k),
+      cursors(std::move(cursor_key)),
+      settles(s),
+      checks(std::move(checks_on)),
+      declaration_bytes(declaration_bytes_in_flight) {
   terms_json = boost::json::serialize(config::to_json(engine.context().terms));
   terms_etag = "\"" + auth::sha256_hex(terms_json).substr(0, 32) + "\"";
 }
@@ -278,7 +285,7 @@ void check_and_declare(app_state& app, const std::string& body, const auth::prov
 
 }  // namespace
 
-void handle_declaration(app_state& app, request& req, const auth::provider_record& provider,
+void handle_declaration(app_state& app, request& req, const auth::provider_record& provider, byte_budget::held body_bytes,
                         std::function<void(response)> reply) {
   // Admitted before the checks: the queue of declarations waiting for them is bounded too.
   auto slot = write_slot::admit(app);
@@ -286,7 +293,9 @@ void handle_declaration(app_state& app, request& req, const auth::provider_recor
     app.declarations.unavailable.add();
     return reply(overloaded());
   }
-  auto body = std::make_shared<const std::string>(std::move(req.body()));
+  // The body's bytes stay counted in the budget for as long as the body itself lives.
+  auto held = std::make_shared<std::pair<std::string, byte_budget::held>>(std::move(req.body()), std::move(body_bytes));
+  std::shared_ptr<const std::string> body{held, &held->first};
   boost::asio::post(app.checks, [&app, body, provider, slot, reply = std::move(reply)]() mutable {
     // A heartbeat repeats the provider's last declaration byte for byte: recognised by its
     // digest, it only moves lastSeen on, without parsing and checking it again.
@@ -369,14 +378,31 @@ std::size_t bazaar_handler::max_body_limit() const {
 }
 
 header_verdict bazaar_handler::on_header(const request_header& req) {
-  request_context context{route_of(path_of({req.target().data(), req.target().size()})), std::nullopt};
+  request_context context{route_of(path_of({req.target().data(), req.target().size()})), std::nullopt, nullptr};
   auto r = context.r;
   auto limit = r == route::declarations ? app_.declaration_body_limit
                : r == route::settled    ? app_.settlement_body_limit
                : r == route::mcp        ? mcp_body_limit
                                         : app_.read_body_limit;
   auto early = screen(app_, req, r, context.writer);
-  return {limit, std::move(early), std::move(context)};
+  std::function<void(std::function<void()>)> before_body;
+  if (r == route::declarations && !early) {
+    // Read once its bytes fit in the budget (a chunked body, of unknown size, counts as the
+    // route's limit: it is read alone).
+    std::size_t bytes = limit;
+    if (auto length = req.find(bhttp::field::content_length); length != req.end()) {
+      std::string_view v{length->value().data(), length->value().size()};
+      std::from_chars(v.data(), v.data() + v.size(), bytes);  // Beast has checked it is a number within the limit
+    }
+    context.body_bytes = std::make_shared<byte_budget::held>();
+    before_body = [&budget = app_.declaration_bytes, bytes, grant = context.body_bytes](std::function<void()> go) {
+      budget.acquire(bytes, [grant, go = std::move(go)](byte_budget::held h) {
+        *grant = std::move(h);
+        go();
+      });
+    };
+  }
+  return {limit, std::move(early), std::move(context), std::move(before_body)};
 }
 
 std::optional<response> bazaar_handler::on_request(request& req, std::any& context, const responder& reply) {
@@ -390,7 +416,7 @@ std::optional<response> bazaar_handler::on_request(request& req, std::any& conte
   if (r == route::mcp) return handle_mcp(app_, mcp_, req);
   if (r != route::declarations) return handle_read(app_, req, r);
   if (req.method() == bhttp::verb::delete_) handle_delisting(app_, req, *known.writer, reply);
-  else handle_declaration(app_, req, *known.writer, reply);
+  else handle_declaration(app_, req, *known.writer, std::move(*known.body_bytes), reply);
   return std::nullopt;
 }
 

@@ -32,6 +32,14 @@ void catalog_metrics(const app_state& app, telemetry::prometheus_text& out) {
   out.sample("z402_declarations_total", {{"outcome", "unavailable"}, {"family", ""}}, d.unavailable.value());
   for (std::size_t f = 0; f < rules::rule_families.size(); ++f)
     out.sample("z402_declarations_total", {{"outcome", "refused"}, {"family", rules::rule_families[f]}}, d.refused[f].value());
+  out.family("z402_declaration_body_bytes", "gauge",
+             "Bytes of declaration bodies held now, from their read until their checks are done.");
+  out.sample("z402_declaration_body_bytes", {}, static_cast<std::uint64_t>(app.declaration_bytes.held_bytes()));
+  out.family("z402_declaration_body_bytes_limit", "gauge", "At most this many bytes of declaration bodies are held at once.");
+  out.sample("z402_declaration_body_bytes_limit", {}, static_cast<std::uint64_t>(app.declaration_bytes.capacity()));
+  out.family("z402_declaration_body_waits_total", "counter",
+             "Declaration bodies that waited to be read until the bytes held made room for them.");
+  out.sample("z402_declaration_body_waits_total", {}, app.declaration_bytes.waited());
 
   auto& stats = *app.engine.context().stats;
   out.family("z402_settles_total", "counter",

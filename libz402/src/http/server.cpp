@@ -139,6 +139,17 @@ class basic_session final : public session, public std::enable_shared_from_this<
     parser_->body_limit(verdict.body_limit);  // chunked bodies are counted as they arrive
     // A request without a body (every GET) is complete with its header: no second read.
     if (parser_->is_done()) return on_body({});
+    if (verdict.before_body) {
+      // No read is pending while the gate is shut, so the stream's deadline cannot fire; the
+      // body's read arms it again.
+      return verdict.before_body([self = shared_from_this()] {
+        net::post(self->lowest().get_executor(), [self] { self->read_body(); });
+      });
+    }
+    read_body();
+  }
+
+  void read_body() {
     // Beast reads at most the buffer's free capacity at a time: a 500 KB declaration read
     // through a small buffer would take a thousand turns of the io loop. Grow it for the body;
     // it shrinks back when the request is done (a thousand idle connections stay small).

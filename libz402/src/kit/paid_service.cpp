@@ -64,15 +64,15 @@ http::header_verdict paid_service::on_header(const http::request_header& req) {
   auto path = http::path_of({req.target().data(), req.target().size()});
   std::string_view method{req.method_string().data(), req.method_string().size()};
   if (path == "/health" || path == "/.well-known/x402" || path == "/.well-known/x402.json") {
-    if (req.method() == http::bhttp::verb::get) return {0, std::nullopt, {}};
+    if (req.method() == http::bhttp::verb::get) return {0, std::nullopt, {}, {}};
     auto res = http::error_response(405, "method_not_allowed", "this endpoint answers GET");
     res.set(field::allow, "GET");
-    return {0, std::move(res), {}};
+    return {0, std::move(res), {}, {}};
   }
   auto m = find(method, path);
-  if (m.route) return {options_.body_limit, std::nullopt, {}};
-  if (m.path_known) return {0, http::error_response(405, "method_not_allowed", "this route answers another method"), {}};
-  return {0, http::error_response(404, "not_found", "no such route"), {}};
+  if (m.route) return {options_.body_limit, std::nullopt, {}, {}};
+  if (m.path_known) return {0, http::error_response(405, "method_not_allowed", "this route answers another method"), {}, {}};
+  return {0, http::error_response(404, "not_found", "no such route"), {}, {}};
 }
 
 std::optional<http::response> paid_service::on_request(http::request& req, std::any&, const http::responder&) {

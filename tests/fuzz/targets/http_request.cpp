@@ -10,6 +10,7 @@
 #include "z402/auth/keyring.hpp"
 #include "z402/catalog/engine.hpp"
 #include "z402/config/atomic_file.hpp"
+#include "z402/config/bazaar_config.hpp"
 #include "z402/http/handlers.hpp"
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -64,7 +65,8 @@ struct bazaar {
     engine = std::make_unique<catalog::engine>(*sys, std::move(options));
     engine->set_payees({{test::pay_to, "alpha"}});
     settles = std::make_unique<http::settle_batcher>(ioc, *engine);
-    app = std::make_unique<http::app_state>(*engine, *keys, std::string(32, 'c'), *settles, checks.get_executor());
+    app = std::make_unique<http::app_state>(*engine, *keys, std::string(32, 'c'), *settles, checks.get_executor(),
+                                            config::bazaar_config{}.declaration_bytes_in_flight);
     handler = std::make_unique<http::bazaar_handler>(*app);
     io_thread = std::thread{[this] { ioc.run(); }};
   }
@@ -108,6 +110,14 @@ Z402_FUZZ_TARGET(http_request) {
     return 0;
   }
   if (!parser.is_done() || parser.get().body().size() > verdict.body_limit) return 0;
+  if (verdict.before_body) {
+    // As the server does: the body is taken only once the gate lets it in, and every earlier
+    // body's bytes have been given back by now (each request is answered before the next).
+    std::promise<void> let_in;
+    verdict.before_body([&let_in] { let_in.set_value(); });
+    fuzz::require(let_in.get_future().wait_for(std::chrono::seconds{10}) == std::future_status::ready,
+                  "a body is let in once the bodies before it are done");
+  }
   auto req = parser.release();
   auto slot = std::make_shared<answer_slot>();
   auto later = slot->future();

@@ -39,6 +39,11 @@ struct bazaar_config {
   std::size_t max_connections = 0;
   std::chrono::seconds idle_timeout{60};     // a keep-alive connection with no request is closed
   std::chrono::seconds request_timeout{15};  // a request's header and body, or an answer's write
+  /// Bytes of declaration bodies held at once, read or waiting for their checks; a body that
+  /// does not fit waits unread (in the kernel's socket buffers) until earlier ones are done.
+  /// 4 MiB: eight of a full catalog's 510 KB heartbeats, while the one checks thread works
+  /// through them in turn (http/byte_budget.hpp).
+  std::size_t declaration_bytes_in_flight = 4u << 20;
   std::filesystem::path tls_certificate;  // both set: HTTPS (PEM chain and key)
   std::filesystem::path tls_key;
   // More than one node (issue 16): a primary publishes its FEED here; a follower follows the
@@ -54,7 +59,7 @@ expected<void> set_listen(bazaar_config& cfg, std::string_view host_port);
 /// Applies a JSON config file over `cfg`, or says why not: refused with the key as the field
 /// (the reason names it too), or the file's read error.
 /// Keys: listen, terms, allowHttpResources, ioThreads, actorThreads, accessLog, metrics,
-/// tls.{certificate,key}, cluster.{ca,cert,key}, connections.{max,idleTimeoutSeconds,requestTimeoutSeconds}, limits.{maxItemsPerProvider,maxItems,maxCatalogBytes,
+/// tls.{certificate,key}, cluster.{ca,cert,key}, connections.{max,idleTimeoutSeconds,requestTimeoutSeconds,declarationBytesInFlight}, limits.{maxItemsPerProvider,maxItems,maxCatalogBytes,
 /// maxPaymentItemsPerProvider,retentionSeconds}. Relative TLS and cluster paths are relative to the file.
 expected<void> apply_config_file(bazaar_config& cfg, const std::filesystem::path& file);
 

@@ -5,6 +5,7 @@
 
 #include <any>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -41,6 +42,10 @@ struct header_verdict {
   /// What on_header learnt that on_request needs (e.g. the route and the authenticated caller):
   /// the server keeps it with the request and hands it back, so nothing is decided twice.
   std::any context;
+  /// Set: the body is read only once this calls `go`, once, from any thread (e.g. when a budget
+  /// of body bytes has room for it). Until then the connection reads nothing more and its
+  /// request deadline is not running; the deadline starts again with the body's read.
+  std::function<void(std::function<void()> go)> before_body;
 };
 
 class handler {

@@ -5,6 +5,7 @@
 #include "z402/auth/keyring.hpp"
 #include "z402/catalog/engine.hpp"
 #include "z402/config/rail_terms.hpp"
+#include "z402/http/byte_budget.hpp"
 #include "z402/http/handler.hpp"
 #include "z402/http/gzip_cache.hpp"
 #include "z402/http/page_file.hpp"
@@ -37,8 +38,9 @@ struct declaration_metrics {
 /// What the handlers share.
 struct app_state {
   /// The rail's terms and allowHttpResources are the engine's (engine.context()): one copy.
+  /// `declaration_bytes_in_flight`: config::bazaar_config's, the capacity of declaration_bytes.
   app_state(catalog::engine& e, auth::key_store& k, std::string cursor_key, settle_batcher& s,
-            boost::asio::any_io_executor checks_on);
+            boost::asio::any_io_executor checks_on, std::size_t declaration_bytes_in_flight);
 
   catalog::engine& engine;
   auth::key_store& keys;
@@ -53,6 +55,9 @@ struct app_state {
   std::size_t read_body_limit = 4u << 10;          // GET bodies are not used
   std::size_t declaration_body_limit = 17u << 20;  // 128 items of up to 128 KiB, plus framing
   std::size_t settlement_body_limit = 256u << 10;  // one payment with its echoed bazaar extension
+  /// The bytes of declaration bodies held at once, from their read until their checks are done
+  /// (byte_budget.hpp): the write slots bound how many, this how large they are together.
+  byte_budget declaration_bytes;
   /// GET /metrics: off, the route answers 404. The front end counts into `http_metrics`.
   bool metrics_enabled = true;
   const server_metrics* http_metrics = nullptr;
@@ -88,7 +93,8 @@ std::optional<response> screen(app_state& app, const request_header& req, route 
 response handle_read(app_state& app, const request& req, route r);
 
 /// POST /discovery/declarations; `reply` runs once, on the engine's thread or this one.
-void handle_declaration(app_state& app, request& req, const auth::provider_record& provider,
+/// `body_bytes` is the body's room in app_state::declaration_bytes, given back with the body.
+void handle_declaration(app_state& app, request& req, const auth::provider_record& provider, byte_budget::held body_bytes,
                         std::function<void(response)> reply);
 
 /// DELETE /discovery/declarations: the provider removes its own items; 200 {"removed":N}.
@@ -114,6 +120,9 @@ class bazaar_handler final : public handler {
   struct request_context {
     route r;
     std::optional<auth::provider_record> writer;  // declarations and delistings: the authenticated provider
+    /// A declaration's or delisting's body: its bytes in app_state::declaration_bytes, filled
+    /// when the budget lets the body in (before it is read), held as long as the body is.
+    std::shared_ptr<byte_budget::held> body_bytes;
   };
   app_state& app_;
   mcp::server mcp_;  // POST /discovery/mcp
