@@ -23,30 +23,6 @@ std::string response_text::flatten() const {
   return out.append(suffix);
 }
 
-void gather_body::writer::init(boost::beast::error_code& ec) {
-  ec = {};
-  if (body_.file) {  // not the servers' path (they send files themselves): read it whole
-    read_ = body_.flatten();
-    single_ = boost::asio::const_buffer{read_.data(), read_.size()};
-    return;
-  }
-  single_ = boost::asio::const_buffer{body_.data(), body_.size()};
-  if (body_.pieces.empty() && body_.suffix.empty()) return;
-  gathered_.reserve(body_.pieces.size() + 2);
-  gathered_.push_back(single_);
-  gathered_.insert(gathered_.end(), body_.pieces.begin(), body_.pieces.end());
-  gathered_.emplace_back(body_.suffix.data(), body_.suffix.size());
-}
-
-boost::optional<std::pair<gather_body::writer::const_buffers_type, bool>> gather_body::writer::get(
-    boost::beast::error_code& ec) {
-  ec = {};
-  if (done_) return boost::none;
-  done_ = true;
-  if (gathered_.empty()) return {{buffers{&single_, &single_ + 1}, false}};
-  return {{buffers{gathered_.data(), gathered_.data() + gathered_.size()}, false}};
-}
-
 response json_response(unsigned status, std::string body) {
   response res{static_cast<bhttp::status>(status), 11};
   res.set(bhttp::field::content_type, "application/json");

@@ -5,7 +5,6 @@
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json/value.hpp>
-#include <boost/optional.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -43,35 +42,11 @@ class response_text : public std::string {
   std::string flatten() const;
 };
 
-/// The Beast body of response_text: it writes the owned text, the pieces and the suffix.
+/// The Beast body of response_text. It has no writer: the servers write every answer
+/// themselves (server.cpp: the header from the fields, then the body's buffers or its file).
 struct gather_body {
   using value_type = response_text;
   static std::uint64_t size(const value_type& v) { return v.payload_size(); }
-
-  class writer {
-   public:
-    /// A range of buffers (the ConstBufferSequence Beast writes, without copying a vector).
-    struct buffers {
-      using value_type = boost::asio::const_buffer;
-      using const_iterator = const boost::asio::const_buffer*;
-      const_iterator first, last;
-      const_iterator begin() const { return first; }
-      const_iterator end() const { return last; }
-    };
-    using const_buffers_type = buffers;
-
-    template <bool is_request, class Fields>
-    writer(const bhttp::header<is_request, Fields>&, const value_type& body) : body_(body) {}
-    void init(boost::beast::error_code& ec);
-    boost::optional<std::pair<const_buffers_type, bool>> get(boost::beast::error_code& ec);
-
-   private:
-    const value_type& body_;
-    boost::asio::const_buffer single_;               // the owned text alone: no allocation
-    std::vector<boost::asio::const_buffer> gathered_;  // text, pieces, suffix
-    std::string read_;                                 // a file body, read whole
-    bool done_ = false;
-  };
 };
 
 using response = bhttp::response<gather_body>;
