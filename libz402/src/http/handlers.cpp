@@ -353,7 +353,8 @@ response settle_answer(const catalog::settle_outcome& outcome) {
 }  // namespace
 
 void handle_settlement(app_state& app, const request& req, std::function<void(response)> reply) {
-  auto body = wire::parse_strict(req.body(), max_body_depth);
+  // Its tree in one arena: made with two allocations here, freed without a walk by the catalog.
+  auto body = wire::parse_strict_document(req.body(), max_body_depth);
   if (!body) return reply(invalid_request(body.error().reason, std::nullopt, "", body.error().reason));
   auto event = rules::derive_settlement(std::move(*body));
   if (!event) return reply(invalid_request(event.error().message(), std::nullopt, event.error().field, event.error().reason));

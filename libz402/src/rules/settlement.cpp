@@ -146,7 +146,11 @@ payment_id payment_id_of(const boost::json::value& payment_payload) {
 }
 
 expected<settlement> derive_settlement(boost::json::value body) {
-  auto echo = read_echo(body);
+  return derive_settlement(std::make_shared<const boost::json::value>(std::move(body)));
+}
+
+expected<settlement> derive_settlement(std::shared_ptr<const boost::json::value> body) {
+  auto echo = read_echo(*body);
   if (!echo) return echo.error();
   if (echo->url->size() > max_url_bytes)
     return refused(echo->url_field, "may be at most " + std::to_string(max_url_bytes) + " bytes");
@@ -158,8 +162,8 @@ expected<settlement> derive_settlement(boost::json::value body) {
   s.pay_to = echo->pay_to->c_str();
   s.identity = {type, wire::canonical_resource(*parts, echo->route_template), selector};
   s.key = s.identity.key();
-  s.payment = payment_id_of(body.get_object().at("paymentPayload"));
-  s.body = std::make_shared<const boost::json::value>(std::move(body));
+  s.payment = payment_id_of(body->get_object().at("paymentPayload"));
+  s.body = std::move(body);
   return s;
 }
 

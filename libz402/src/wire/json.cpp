@@ -1,6 +1,7 @@
 #include "z402/wire/json.hpp"
 
 #include <boost/json/basic_parser_impl.hpp>
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_stack.hpp>
@@ -87,7 +88,10 @@ struct counting_builder {
   std::size_t keys_read = 0;
   bool out_of_range = false;
 
-  counting_builder(boost::json::storage_ptr sp, unsigned char* buffer, std::size_t size) : st(std::move(sp), buffer, size) {}
+  /// The stack works in `buffer` (then the default resource); the value it builds lives in `result`.
+  counting_builder(boost::json::storage_ptr result, unsigned char* buffer, std::size_t size) : st({}, buffer, size) {
+    st.reset(std::move(result));
+  }
 
   bool on_document_begin(boost::system::error_code&) { return true; }
   bool on_document_end(boost::system::error_code&) { return true; }
@@ -159,12 +163,15 @@ std::size_t keys_held(const boost::json::value& v) {
 
 }  // namespace
 
-expected<boost::json::value> parse_strict(std::string_view text, std::size_t max_depth) {
+namespace {
+
+// parse_strict with the value's tree in `storage`.
+expected<boost::json::value> parse_strict_into(std::string_view text, std::size_t max_depth, boost::json::storage_ptr storage) {
   boost::json::parse_options options;
   options.max_depth = max_depth;
   boost::system::error_code ec;
   unsigned char stack_buffer[BOOST_JSON_STACK_BUFFER_SIZE];
-  boost::json::basic_parser<counting_builder> parser{options, boost::json::storage_ptr{}, stack_buffer, sizeof stack_buffer};
+  boost::json::basic_parser<counting_builder> parser{options, std::move(storage), stack_buffer, sizeof stack_buffer};
   auto read = parser.write_some(false, text.data(), text.size(), ec);
   if (!ec && read < text.size()) ec = boost::json::error::extra_data;
   if (ec)
@@ -177,6 +184,29 @@ expected<boost::json::value> parse_strict(std::string_view text, std::size_t max
   finder.write_some(false, text.data(), text.size(), ec);
   return refused("", finder.handler().out_of_range ? std::string{"the body has a number beyond the range of a double"}
                                                    : "the body repeats the key \"" + finder.handler().duplicate + "\" in one object");
+}
+
+// A value and the arena its tree lives in: the arena is declared first, so it outlives the
+// value, and the value starts in it, so a value moved in from the same arena is not copied.
+struct arena_document {
+  explicit arena_document(std::size_t first_block) : arena(first_block), value(boost::json::storage_ptr(&arena)) {}
+  boost::json::monotonic_resource arena;
+  boost::json::value value;
+};
+
+}  // namespace
+
+expected<boost::json::value> parse_strict(std::string_view text, std::size_t max_depth) {
+  return parse_strict_into(text, max_depth, {});
+}
+
+expected<json_document> parse_strict_document(std::string_view text, std::size_t max_depth) {
+  // A tree takes about twice its text (values, keys, strings): one block of that holds it all.
+  auto doc = std::make_shared<arena_document>(2 * text.size() + 256);
+  auto value = parse_strict_into(text, max_depth, boost::json::storage_ptr{&doc->arena});
+  if (!value) return value.error();
+  doc->value = std::move(*value);
+  return json_document{doc, &doc->value};
 }
 
 expected<boost::json::value> parse_for_display(std::string_view text, std::size_t max_depth) {

@@ -47,6 +47,8 @@ struct settlement {
 /// Reads a v1 or v2 settle body {"x402Version","paymentPayload","paymentRequirements"}; refused
 /// (field and reason) when it does not name a payee and a resource.
 expected<settlement> derive_settlement(boost::json::value body);
+/// The same for a body already shared (a wire::json_document, whose tree is one arena).
+expected<settlement> derive_settlement(std::shared_ptr<const boost::json::value> body);
 
 /// v1 network names ("base", "base-sepolia", ...) as CAIP-2 ids; a CAIP-2 id is returned as is.
 std::string normalise_network(std::string_view network);

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,16 @@ namespace z402::wire {
 /// Parses `text` as one JSON document, refusing duplicate object keys, invalid UTF-8 and
 /// nesting deeper than `max_depth` (errc::invalid_request; the reason says which).
 expected<boost::json::value> parse_strict(std::string_view text, std::size_t max_depth);
+
+/// A parsed document that owns the one arena (boost::json::monotonic_resource) its whole tree
+/// lives in: made with two allocations instead of one a node, and freed with two and no walk
+/// of the tree, since its storage deallocates trivially. For a small document made on one
+/// thread and freed on another: a settle body, parsed on an io thread and dropped by the
+/// catalog's once counted (the node-by-node frees were a cross-thread free per node).
+using json_document = std::shared_ptr<const boost::json::value>;
+
+/// parse_strict, into a json_document.
+expected<json_document> parse_strict_document(std::string_view text, std::size_t max_depth);
 
 /// Parses JSON that will only be shown to a person, never trusted: strings with invalid UTF-8
 /// are kept as bytes (the printer replaces them), a repeated key keeps its last value. Nesting
