@@ -40,7 +40,7 @@ const boost::json::object* object_at(const boost::json::object& o, std::string_v
 }
 
 // The item a payment names: HTTP by method (GET by default), MCP by toolName.
-expected<void> identify(const boost::json::object* input, const std::string& input_path,
+expected<void> identify(const boost::json::object* input, std::string_view input_path,
                                     std::string& type, std::string& selector) {
   type = "http";
   selector = "GET";
@@ -48,7 +48,7 @@ expected<void> identify(const boost::json::object* input, const std::string& inp
   if (auto* t = wire::find_string(*input, "type"); t && *t == "mcp") {
     auto* tool = wire::find_string(*input, "toolName");
     if (!tool || !is_printable_ascii(*tool, 128))
-      return refused(input_path + ".toolName", "must name the MCP tool: 1-128 printable ASCII characters");
+      return refused(std::string{input_path} + ".toolName", "must name the MCP tool: 1-128 printable ASCII characters");
     type = "mcp";
     selector = tool->c_str();
     return {};
@@ -57,7 +57,7 @@ expected<void> identify(const boost::json::object* input, const std::string& inp
     auto* s = m->if_string();
     static constexpr std::string_view methods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"};
     if (!s || std::find(std::begin(methods), std::end(methods), std::string_view{*s}) == std::end(methods))
-      return refused(input_path + ".method", "must be one of GET, POST, PUT, PATCH, DELETE, HEAD");
+      return refused(std::string{input_path} + ".method", "must be one of GET, POST, PUT, PATCH, DELETE, HEAD");
     selector = s->c_str();
   }
   return {};
@@ -69,11 +69,11 @@ struct echo_view {
   const boost::json::object* requirements = nullptr;
   const boost::json::string* pay_to = nullptr;
   const boost::json::string* url = nullptr;
-  std::string url_field;
+  std::string_view url_field;  // field names: literals, made into strings only for a refusal
   const boost::json::value* mime_type = nullptr;
   const boost::json::value* bazaar = nullptr;  // v2 only
   const boost::json::object* input = nullptr;  // bazaar info.input (v2) or outputSchema.input (v1)
-  std::string input_path;
+  std::string_view input_path;
   std::optional<std::string_view> route_template;  // only a valid one
 };
 
@@ -95,7 +95,7 @@ expected<echo_view> read_echo(const boost::json::value& body) {
     auto* resource = object_at(*payload, "resource");
     e.url = resource ? wire::find_string(*resource, "url") : nullptr;
     e.url_field = "paymentPayload.resource.url";
-    if (!e.url) return fail(e.url_field, "is required");
+    if (!e.url) return fail(std::string{e.url_field}, "is required");
     e.mime_type = resource->if_contains("mimeType");
     if (auto* ext = object_at(*payload, "extensions")) e.bazaar = ext->if_contains("bazaar");
     if (auto* b = e.bazaar ? e.bazaar->if_object() : nullptr) {
@@ -108,7 +108,7 @@ expected<echo_view> read_echo(const boost::json::value& body) {
     // v1: the resource and the discovery data live in the requirements.
     e.url = wire::find_string(*e.requirements, "resource");
     e.url_field = "paymentRequirements.resource";
-    if (!e.url) return fail(e.url_field, "is required");
+    if (!e.url) return fail(std::string{e.url_field}, "is required");
     e.mime_type = e.requirements->if_contains("mimeType");
     if (auto* output_schema = object_at(*e.requirements, "outputSchema")) e.input = object_at(*output_schema, "input");
     e.input_path = "paymentRequirements.outputSchema.input";
@@ -153,9 +153,9 @@ expected<settlement> derive_settlement(std::shared_ptr<const boost::json::value>
   auto echo = read_echo(*body);
   if (!echo) return echo.error();
   if (echo->url->size() > max_url_bytes)
-    return refused(echo->url_field, "may be at most " + std::to_string(max_url_bytes) + " bytes");
+    return refused(std::string{echo->url_field}, "may be at most " + std::to_string(max_url_bytes) + " bytes");
   auto parts = wire::parse_absolute_url(*echo->url);
-  if (!parts) return refused(echo->url_field, parts.error().reason);
+  if (!parts) return refused(std::string{echo->url_field}, parts.error().reason);
   std::string type, selector;
   if (auto e = identify(echo->input, echo->input_path, type, selector); !e) return e.error();
   settlement s;
@@ -176,7 +176,7 @@ expected<boost::json::object> payment_only_fields(const settlement& s, const con
   auto echo = read_echo(*s.body);
   if (!echo) return echo.error();
   wire::url_parts url;
-  if (auto e = check_resource(*echo->url, allow_http, url); !e) return fail(echo->url_field, e.error().reason);
+  if (auto e = check_resource(*echo->url, allow_http, url); !e) return fail(std::string{echo->url_field}, e.error().reason);
   auto requirements = requirements_v2(*echo);
   if (auto e = check_accepts_entry(requirements, "paymentRequirements", terms, s.pay_to); !e) return fail(e.error().field, e.error().reason);
   boost::json::object fields{{"resource", s.identity.resource},

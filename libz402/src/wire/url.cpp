@@ -105,18 +105,35 @@ expected<url_parts> parse_absolute_url(std::string_view text) {
   return url;
 }
 
-std::string origin_of(const url_parts& url) {
-  std::string out = url.scheme + "://" + url.host;
+namespace {
+
+// The origin appended to `out`, whose room the caller reserved: every settle names its item by
+// its canonical resource, which was five strings made and joined.
+void append_origin(std::string& out, const url_parts& url) {
+  out.append(url.scheme).append("://").append(url.host);
   bool default_port = (url.scheme == "https" && url.port == "443") || (url.scheme == "http" && url.port == "80");
-  if (!url.port.empty() && !default_port) out += ":" + url.port;
+  if (!url.port.empty() && !default_port) out.append(":").append(url.port);
+}
+
+std::size_t origin_size(const url_parts& url) { return url.scheme.size() + 3 + url.host.size() + 1 + url.port.size(); }
+
+}  // namespace
+
+std::string origin_of(const url_parts& url) {
+  std::string out;
+  out.reserve(origin_size(url));
+  append_origin(out, url);
   return out;
 }
 
 std::string canonical_resource(const url_parts& url, std::optional<std::string_view> route_template) {
-  std::string path{route_template ? *route_template : std::string_view{url.path}};
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  std::string_view path = route_template ? *route_template : std::string_view{url.path};
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
   if (path.empty()) path = "/";
-  return origin_of(url) + path;
+  std::string out;
+  out.reserve(origin_size(url) + path.size());
+  append_origin(out, url);
+  return out.append(path);
 }
 
 bool is_address_like_host(std::string_view host) {
