@@ -219,6 +219,32 @@ test("declaration bodies past the bytes in flight wait unread, at the limit do n
   }
 });
 
+// A stop while bodies are still arriving and one waits for room: at the drain deadline the
+// stragglers are closed and end through their own handlers, with the io threads still running.
+// Left to the stopped io threads, they were destroyed after the server at exit (SIGABRT).
+test("a server stopped with a declaration body arriving and one waiting for room exits 0 after the drain deadline", async () => {
+  const dir = dataDir({ connections: { declarationBytesInFlight: 100_000 } });
+  const key = addProvider(dir, "stopping", "uregtest1stoppingprovider");
+  const server = await startServer(dir);
+  const header = (length) => `POST /discovery/declarations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{`;
+  const arriving = await connect(server.port);
+  arriving.socket.write(header(90_000));
+  const scrape = async () => (await fetch(`${server.url}/metrics`)).text();
+  await waitForMetric(scrape, "z402_declaration_body_bytes", 90_000);
+  const waiting = await connect(server.port);
+  waiting.socket.write(header(50_000));
+  await waitForMetric(scrape, "z402_declaration_body_waits_total", 1);
+  const stopped = Date.now();
+  const exit = await stopServer(server, "SIGTERM", { within: 20000 });
+  assert.deepEqual(exit, { code: 0, signal: null }, server.log());
+  const took = Date.now() - stopped;
+  assert.ok(took >= 4500 && took < scaled(9000), `stopped after ${took} ms (drain deadline 5 s)`);
+  assert.match(server.log(), /stopped; catalog saved/);
+  await arriving.closed;
+  await waiting.closed;
+});
+
 /** Scrapes until the metric `name` reads `value`, at most 5 s (scaled). */
 async function waitForMetric(scrape, name, value) {
   let last;

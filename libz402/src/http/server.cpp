@@ -86,6 +86,10 @@ class basic_session final : public session, public std::enable_shared_from_this<
     });
   }
 
+  void close_now() override {
+    net::post(lowest().get_executor(), [self = shared_from_this()] { self->close(); });
+  }
+
  private:
   // One answer in request order; writes fill theirs later.
   struct slot {
@@ -486,7 +490,17 @@ void server::drain(std::function<void()> on_drained) {
   // as soon as draining_ is seen, and a timer must not be armed and cancelled concurrently.
   deadline_.expires_after(options_.drain_deadline);
   deadline_.async_wait([this](beast::error_code ec) {
-    if (!ec) io_.stop();  // stragglers: stop serving them
+    if (ec) return;
+    // Stragglers (a body still arriving, one waiting for room to be read): closed now, so each
+    // ends through its own handlers while the io threads run, giving back what it holds. Left
+    // to a stopped io_context, a session would be destroyed with the context's handlers after
+    // the server and the handler's state, and call back into them (a SIGABRT at exit with two
+    // declaration bodies in flight). What has still not ended a deadline later is not served.
+    for (auto& s : live_sessions()) s->close_now();
+    deadline_.expires_after(options_.drain_deadline);
+    deadline_.async_wait([this](beast::error_code ec) {
+      if (!ec) io_.stop();
+    });
   });
   draining_ = true;
   net::post(acceptor_.get_executor(), [this] {
@@ -494,17 +508,19 @@ void server::drain(std::function<void()> on_drained) {
     acceptor_.close(ec);
     accept_pause_.cancel();
   });
-  std::vector<std::shared_ptr<session>> live;
-  {
-    std::lock_guard<std::mutex> guard{sessions_mutex_};
-    for (auto& w : sessions_)
-      if (auto s = w.lock()) live.push_back(std::move(s));
-  }
-  for (auto& s : live) s->close_if_idle();
+  for (auto& s : live_sessions()) s->close_if_idle();
   if (live_sessions_.load() == 0 && !drained_.exchange(true)) {
     deadline_.cancel();
     net::post(io_.main(), on_drained_);
   }
+}
+
+std::vector<std::shared_ptr<session>> server::live_sessions() {
+  std::vector<std::shared_ptr<session>> live;
+  std::lock_guard<std::mutex> guard{sessions_mutex_};
+  for (auto& w : sessions_)
+    if (auto s = w.lock()) live.push_back(std::move(s));
+  return live;
 }
 
 void server::session_ended() {

@@ -77,6 +77,7 @@ class answer_slot final : public http::session {
  public:
   void answer(std::size_t, http::response res) override { answered_.set_value(std::move(res)); }
   void close_if_idle() override {}
+  void close_now() override {}
   std::future<http::response> future() { return answered_.get_future(); }
 
  private:

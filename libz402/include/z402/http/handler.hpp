@@ -21,6 +21,9 @@ class session {
   virtual void answer(std::size_t seq, response res) = 0;
   /// Drain: closes the connection when it has no request in progress and no answer pending.
   virtual void close_if_idle() = 0;
+  /// Drain's deadline: closes the connection now, whatever it is doing; its pending operations
+  /// end with an error, and so does the connection, through its own handlers.
+  virtual void close_now() = 0;
 };
 
 /// Fills one pipelined answer slot later, from any thread. Copyable (holds the connection

@@ -47,8 +47,9 @@ class server {
   void start();
   std::uint16_t port() const { return bound_port_; }
 
-  /// Stops accepting, closes idle connections, lets busy ones finish their answers, and
-  /// forces the rest closed (stopping the io_pool) after the drain deadline. `on_drained` runs
+  /// Stops accepting, closes idle connections, lets busy ones finish their answers, closes the
+  /// rest after the drain deadline (each ends through its own handlers, the io_pool still
+  /// running), and stops the io_pool if any is left a deadline after that. `on_drained` runs
   /// once on the main context when no connection is left.
   void drain(std::function<void()> on_drained);
 
@@ -60,6 +61,8 @@ class server {
   void session_ended();
 
  private:
+  /// The sessions alive now (sessions_ keeps them weakly).
+  std::vector<std::shared_ptr<session>> live_sessions();
   void accept();
   template <class Session>
   void start_session(std::shared_ptr<Session> s);
