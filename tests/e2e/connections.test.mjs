@@ -187,6 +187,7 @@ test("declaration bodies past the bytes in flight wait unread, at the limit do n
     assert.equal(await settledWithin(pastLimit, 500), null, "answered while the budget had no room for it");
     const waiting = await scrape();
     assert.equal(metric(waiting, "z402_declaration_body_waits_total"), 1);
+    assert.equal(metric(waiting, "z402_declaration_bodies_waiting"), 1);
     assert.equal(metric(waiting, "z402_declaration_body_bytes"), 80_000);
 
     // The slow body arrives: it is answered, its bytes go back, and the waiting one is let in.
@@ -195,6 +196,7 @@ test("declaration bodies past the bytes in flight wait unread, at the limit do n
     const late = await pastLimit;
     assert.equal(late.status, 200, late.body);
     await waitForMetric(scrape, "z402_declaration_body_bytes", 0);
+    assert.equal(metric(await scrape(), "z402_declaration_bodies_waiting"), 0);
     slow.socket.destroy();
 
     // A body larger than the whole budget is read alone, once nothing else is held; so is a

@@ -56,6 +56,7 @@ test("the page parses and names every family the issue lists", async () => {
     z402_snapshot_published_timestamp_seconds: "gauge", z402_declarations: "counter", z402_settles: "counter",
     z402_persistence_last_success_timestamp_seconds: "gauge", z402_persistence_failures: "counter",
     z402_declaration_body_bytes: "gauge", z402_declaration_body_bytes_limit: "gauge", z402_declaration_body_waits: "counter",
+    z402_declaration_bodies_waiting: "gauge",
   })) assert.equal(families[name], type, name);
   assert.equal(value("z402_declaration_body_bytes_limit"), 4 * 1024 * 1024, "the default bytes in flight");
   assert.equal(value("z402_build_info", { version: "0.1.0" }), 1);

@@ -37,6 +37,8 @@ void catalog_metrics(const app_state& app, telemetry::prometheus_text& out) {
   out.sample("z402_declaration_body_bytes", {}, static_cast<std::uint64_t>(app.declaration_bytes.held_bytes()));
   out.family("z402_declaration_body_bytes_limit", "gauge", "At most this many bytes of declaration bodies are held at once.");
   out.sample("z402_declaration_body_bytes_limit", {}, static_cast<std::uint64_t>(app.declaration_bytes.capacity()));
+  out.family("z402_declaration_bodies_waiting", "gauge", "Declaration bodies waiting now, unread, for the bytes held to make room.");
+  out.sample("z402_declaration_bodies_waiting", {}, static_cast<std::uint64_t>(app.declaration_bytes.waiting()));
   out.family("z402_declaration_body_waits_total", "counter",
              "Declaration bodies that waited to be read until the bytes held made room for them.");
   out.sample("z402_declaration_body_waits_total", {}, app.declaration_bytes.waited());

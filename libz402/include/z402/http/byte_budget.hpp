@@ -53,7 +53,7 @@ class byte_budget {
   std::size_t capacity() const { return capacity_; }
   /// Bytes held by admitted bodies now (a gauge on /metrics).
   std::size_t held_bytes() const;
-  /// Bodies waiting to be let in now.
+  /// Bodies waiting to be let in now (a gauge on /metrics).
   std::size_t waiting() const;
   /// Bodies that had to wait, since start (a counter on /metrics).
   std::uint64_t waited() const { return waited_.load(std::memory_order_relaxed); }
