@@ -131,6 +131,7 @@ const md = [
   `| figure | value |`,
   `|---|---|`,
   `| settle events/s (one sender, a reader thread on the snapshot) | ${Math.round(engine.settles_per_second)} |`,
+  `| CPU µs per settle: the process's less the reader thread's (the sending thread's) | ${engine.cpu_us_per_settle.toFixed(2)} (${engine.sender_cpu_us_per_settle.toFixed(2)}) |`,
   `| declarations/s (128 checked items each, their content built by the sender, each acknowledged before the next) | ${Math.round(engine.declarations_per_second)} (${Math.round(engine.declared_items_per_second)} items/s) |`,
   `| reads/s of limit=100 by the reader thread meanwhile | ${Math.round(engine.reads_per_second_limit100)} |`,
   ``,
