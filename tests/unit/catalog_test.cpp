@@ -3,6 +3,7 @@
 
 #include "z402/auth/crypto.hpp"
 #include "z402/catalog/catalog_file.hpp"
+#include "z402/catalog/declaration_checker.hpp"
 #include "z402/config/atomic_file.hpp"
 #include "z402/wire/iso_time.hpp"
 
@@ -49,6 +50,25 @@ struct fixture : test::engine_fixture {
   }
 
   object served(const catalog::item_ptr& i) const { return boost::json::parse(i->json()).as_object(); }
+
+  // A declaration as the server makes it (http::check_and_declare): checked by `checker`, then
+  // declared, and what the catalog took remembered. The command's contents are in `sent`.
+  catalog::write_outcome declare_checked(catalog::declaration_checker& checker, const std::string& provider, array items,
+                                         std::vector<catalog::content_ptr>& sent, const std::string& pay_to = test::pay_to) {
+    auto checked = checker.check(provider, pay_to, test::declaration_of(std::move(items)), {});
+    CAF_REQUIRE(checked.has_value());
+    sent.clear();
+    for (auto& i : checked->command.items) sent.push_back(i.content);
+    std::optional<catalog::write_outcome> outcome;
+    engine->declare(provider, std::move(checked->command),
+                    catalog::write_completion{[&](catalog::write_outcome o) { outcome = std::move(o); },
+                                              catalog::write_outcome::unavailable("dropped")});
+    auto o = run_until_answered(outcome);
+    if (o.state == catalog::write_outcome::status::ok) checker.remember(provider, pay_to, std::move(checked->items), o.kept);
+    return o;
+  }
+
+  catalog::declaration_checker new_checker() const { return catalog::declaration_checker{terms, false, 128}; }
 };
 
 config::catalog_limits limits_with(std::size_t per_provider, std::size_t items, std::size_t bytes) {
@@ -91,6 +111,85 @@ CAF_TEST(a declaration upserts sets lastSeen and leaves omitted items) {
   auto again = items_of("p1").at("https://a.example.com/two")->record();
   CAF_CHECK_EQUAL(again.last_updated_ms, two.last_updated_ms);
   CAF_CHECK_GREATER(again.last_seen_ms, two.last_seen_ms);
+}
+
+CAF_TEST(an item declared again as it was is not checked again and keeps the content the catalog holds) {
+  auto checker = new_checker();
+  auto items = [&](const std::string& second) {
+    return array{item("https://a.example.com/one"), item("https://a.example.com/two", second), item("https://a.example.com/three")};
+  };
+  std::vector<catalog::content_ptr> sent;
+  auto first = declare_checked(checker, "p1", items("A route."), sent);
+  CAF_REQUIRE(first.state == catalog::write_outcome::status::ok);
+  CAF_REQUIRE_EQUAL(first.kept.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) CAF_CHECK_EQUAL(first.kept[i].get(), sent[i].get());  // new items: the catalog took these
+  // One item changed: only it gets a new content; the others are the catalog's own.
+  declare_checked(checker, "p1", items("Changed text."), sent);
+  auto mine = items_of("p1");
+  CAF_CHECK_EQUAL(sent[0].get(), first.kept[0].get());
+  CAF_CHECK_EQUAL(sent[2].get(), first.kept[2].get());
+  CAF_CHECK_NOT_EQUAL(sent[1].get(), first.kept[1].get());
+  CAF_CHECK_EQUAL(mine.at("https://a.example.com/two")->record().content.get(), sent[1].get());
+  auto changed = boost::json::parse(sent[1]->json);
+  CAF_CHECK_EQUAL(changed.at("description").as_string(), "Changed text.");
+
+  // A checker that knows nothing (a restart) makes every content anew; the catalog keeps its
+  // own where the text is the same, and answers with those: the next declaration recalls them.
+  auto fresh = new_checker();
+  auto again = declare_checked(fresh, "p1", items("Changed text."), sent);
+  for (std::size_t i = 0; i < 3; ++i) CAF_CHECK_NOT_EQUAL(sent[i].get(), again.kept[i].get());
+  CAF_CHECK_EQUAL(again.kept[0].get(), first.kept[0].get());
+  CAF_CHECK_EQUAL(again.kept[1].get(), mine.at("https://a.example.com/two")->record().content.get());
+  declare_checked(fresh, "p1", items("Changed text."), sent);
+  for (std::size_t i = 0; i < 3; ++i) CAF_CHECK_EQUAL(sent[i].get(), again.kept[i].get());
+}
+
+CAF_TEST(a remembered item is checked again under another payTo and once the catalog dropped it) {
+  auto checker = new_checker();
+  std::vector<catalog::content_ptr> sent;
+  auto one = item("https://a.example.com/one");
+  auto two = item("https://a.example.com/two");
+  CAF_REQUIRE(declare_checked(checker, "p1", array{one, two}, sent).state == catalog::write_outcome::status::ok);
+  // Its accepts entries name the payTo it was checked for: under another one the same bytes are refused.
+  auto other = checker.check("p1", "uregtest1other", test::declaration_of(array{one, two}), {});
+  CAF_REQUIRE(!other.has_value());
+  auto rules_say = rules::validate_declaration(test::declaration_of(array{one, two}), {terms, "uregtest1other", false, 128});
+  CAF_REQUIRE(!rules_say.has_value());
+  CAF_CHECK_EQUAL(other.error().message(), rules_say.error().message());
+  CAF_CHECK(other.error().item == std::optional<std::size_t>{0});
+
+  // Delisted, the item's content is freed: declared again, it is checked and made anew.
+  std::weak_ptr<const catalog::item_content> was = sent[1];
+  sent.clear();
+  std::optional<catalog::write_outcome> delisted;
+  engine->delist("p1", catalog::delist_command{false, {rules::item_identity{"http", "https://a.example.com/two", "GET"}.key()}},
+                 catalog::write_completion{[&](catalog::write_outcome o) { delisted = std::move(o); },
+                                           catalog::write_outcome::unavailable("dropped")});
+  CAF_REQUIRE_EQUAL(run_until_answered(delisted).accepted, 1u);
+  CAF_CHECK(was.expired());
+  declare_checked(checker, "p1", array{one, two}, sent);
+  CAF_REQUIRE_EQUAL(sent.size(), 2u);
+  auto made = boost::json::parse(sent[1]->json);
+  CAF_CHECK_EQUAL(made.at("resource").as_string(), "https://a.example.com/two");
+  CAF_CHECK_EQUAL(items_of("p1").at("https://a.example.com/two")->record().content.get(), sent[1].get());
+}
+
+CAF_TEST(a declaration with remembered items is refused as the rules refuse it) {
+  auto checker = new_checker();
+  std::vector<catalog::content_ptr> sent;
+  auto one = item("https://a.example.com/one");
+  CAF_REQUIRE(declare_checked(checker, "p1", array{one}, sent).state == catalog::write_outcome::status::ok);
+  auto bad = item("https://a.example.com/two");
+  bad["x402Version"] = 1;
+  for (auto& body : {array{one, bad}, array{one, one}, array{}}) {
+    auto checked = checker.check("p1", test::pay_to, test::declaration_of(body), {});
+    auto rules_say = rules::validate_declaration(test::declaration_of(body), {terms, test::pay_to, false, 128});
+    CAF_REQUIRE(!checked.has_value());
+    CAF_REQUIRE(!rules_say.has_value());
+    CAF_CHECK_EQUAL(checked.error().message(), rules_say.error().message());
+    CAF_CHECK_EQUAL(checked.error().field, rules_say.error().field);
+    CAF_CHECK(checked.error().item == rules_say.error().item);
+  }
 }
 
 CAF_TEST(a provider never touches another providers items) {

@@ -277,13 +277,17 @@ provider_actor::behavior_type provider(provider_actor::stateful_pointer<provider
         }
         auto accepted = cmd.items.size();
         std::vector<std::string> keys;
-        for (auto& item : cmd.items) keys.push_back(item.identity.key());
+        std::vector<content_ptr> kept;
+        for (auto& item : cmd.items) {
+          keys.push_back(item.identity.key());
+          kept.push_back(next.at(keys.back())->record().content);
+        }
         commit(
             self, std::move(next), true,
-            [=, digest = cmd.digest, keys = std::move(keys)] {
+            [=, digest = cmd.digest, keys = std::move(keys), kept = std::move(kept)] {
               self->state.last_digest = digest;
               self->state.last_keys = keys;
-              done({write_outcome::status::ok, {}, accepted, now});
+              done({write_outcome::status::ok, {}, accepted, now, kept});
             },
             [=](const caf::error& err) {
               if (err == errc::catalog_full)

@@ -125,6 +125,7 @@ app_state::app_state(catalog::engine& e, auth::key_store& k, std::string cursor_
       cursors(std::move(cursor_key)),
       settles(s),
       checks(std::move(checks_on)),
+      checker(e.context().terms, e.context().allow_http_resources, e.context().limits.max_items_per_provider),
       declaration_bytes(declaration_bytes_in_flight) {
   terms_json = boost::json::serialize(config::to_json(engine.context().terms));
   terms_etag = "\"" + auth::sha256_hex(terms_json).substr(0, 32) + "\"";
@@ -269,18 +270,23 @@ void check_and_declare(app_state& app, const std::string& body, const auth::prov
     app.declarations.refused[rules::rule_family_of("", false)].add();
     return answer(invalid_request(doc.error().reason, std::nullopt, "", doc.error().reason));
   }
-  auto& limits = app.engine.context().limits;
-  auto checked = rules::validate_declaration(
-      *doc, rules::declaration_context{app.engine.context().terms, provider.pay_to, app.engine.context().allow_http_resources,
-                                       limits.max_items_per_provider});
+  auto checked = app.checker.check(provider.name, provider.pay_to, *doc, std::move(digest));
   if (!checked) {
     auto& e = checked.error();
     app.declarations.refused[rules::rule_family_of(e.field, e.item.has_value())].add();
     return answer(invalid_request(e.message(), e.item, e.field, e.reason));
   }
-  app.engine.declare(provider.name, catalog::make_declare_command(std::move(*checked), std::move(digest)),
-                     catalog::write_completion{[&app, answer](catalog::write_outcome o) { answer(declared_response(app, o)); },
-                                               catalog::write_outcome::unavailable("the catalog is shutting down")});
+  // What the catalog took is remembered on this thread, for the provider's next declaration.
+  auto items = std::make_shared<std::vector<catalog::declaration_checker::checked_item>>(std::move(checked->items));
+  auto on_declared = [&app, answer, items, name = provider.name, pay_to = provider.pay_to](catalog::write_outcome o) {
+    if (o.state == catalog::write_outcome::status::ok)
+      boost::asio::post(app.checks, [&app, items, name, pay_to, kept = std::move(o.kept)] {
+        app.checker.remember(name, pay_to, std::move(*items), kept);
+      });
+    answer(declared_response(app, o));
+  };
+  app.engine.declare(provider.name, std::move(checked->command),
+                     catalog::write_completion{on_declared, catalog::write_outcome::unavailable("the catalog is shutting down")});
 }
 
 }  // namespace

@@ -5,8 +5,6 @@
 
 #include <boost/json/serialize.hpp>
 
-#include <map>
-
 namespace z402::rules {
 namespace {
 
@@ -98,33 +96,50 @@ expected<void> check_item(const boost::json::value& v, const declaration_context
 
 }  // namespace
 
-expected<std::vector<declared_item>> validate_declaration(const boost::json::value& body, const declaration_context& ctx) {
-  auto fail = [](std::optional<std::size_t> item, std::string field, std::string reason) {
-    auto e = refused(std::move(field), std::move(reason));
-    e.item = item;
-    return e;
-  };
+expected<const boost::json::array*> declaration_items(const boost::json::value& body, const declaration_context& ctx) {
   auto* obj = body.if_object();
-  if (!obj) return fail(std::nullopt, "", "the body must be a JSON object {\"items\":[...]}");
+  if (!obj) return refused("", "the body must be a JSON object {\"items\":[...]}");
   for (auto& kv : *obj)
-    if (kv.key() != "items") return fail(std::nullopt, std::string{kv.key()}, "is not a field of a declaration");
+    if (kv.key() != "items") return refused(std::string{kv.key()}, "is not a field of a declaration");
   auto* items = obj->if_contains("items");
-  if (!items || !items->is_array()) return fail(std::nullopt, "items", "is required and must be an array");
+  if (!items || !items->is_array()) return refused("items", "is required and must be an array");
   auto& arr = items->as_array();
-  if (arr.empty()) return fail(std::nullopt, "items", "must list at least one item");
+  if (arr.empty()) return refused("items", "must list at least one item");
   if (arr.size() > ctx.max_items)
-    return fail(std::nullopt, "items", "a provider may list at most " + std::to_string(ctx.max_items) + " items");
-  std::map<std::string, std::size_t> first_index;
+    return refused("items", "a provider may list at most " + std::to_string(ctx.max_items) + " items");
+  return &arr;
+}
+
+expected<declared_item> check_declared_item(const boost::json::value& item, std::size_t index, const declaration_context& ctx) {
+  declared_item checked;
+  if (auto e = check_item(item, ctx, checked); !e) {
+    auto refusal = e.error();
+    refusal.item = index;
+    return refusal;
+  }
+  return checked;
+}
+
+expected<void> declared_identities::add(const item_identity& identity, std::size_t index) {
+  auto [it, fresh] = first_index_.emplace(identity.key(), index);
+  if (fresh) return {};
+  auto e = refused("resource", "has the same identity (type, canonical resource, method or toolName) as item " +
+                                   std::to_string(it->second));
+  e.item = index;
+  return e;
+}
+
+expected<std::vector<declared_item>> validate_declaration(const boost::json::value& body, const declaration_context& ctx) {
+  auto items = declaration_items(body, ctx);
+  if (!items) return items.error();
+  declared_identities identities;
   std::vector<declared_item> checked;
-  checked.reserve(arr.size());
-  for (std::size_t i = 0; i < arr.size(); ++i) {
-    declared_item item;
-    if (auto e = check_item(arr[i], ctx, item); !e) return fail(i, e.error().field, e.error().reason);
-    auto [it, fresh] = first_index.emplace(item.identity.key(), i);
-    if (!fresh)
-      return fail(i, "resource", "has the same identity (type, canonical resource, method or toolName) as item " +
-                                     std::to_string(it->second));
-    checked.push_back(std::move(item));
+  checked.reserve((*items)->size());
+  for (std::size_t i = 0; i < (*items)->size(); ++i) {
+    auto item = check_declared_item((**items)[i], i, ctx);
+    if (!item) return item.error();
+    if (auto e = identities.add(item->identity, i); !e) return e.error();
+    checked.push_back(std::move(*item));
   }
   return checked;
 }

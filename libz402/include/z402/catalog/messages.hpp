@@ -47,6 +47,9 @@ struct write_outcome {
   std::string message;  // refused or unavailable: what went wrong
   std::size_t accepted = 0;
   std::int64_t last_seen_ms = 0;
+  /// A declaration taken: the content the catalog holds for each of its items, in order (an
+  /// unchanged item keeps the content it had). Local only: not sent between nodes.
+  std::vector<content_ptr> kept{};
 
   static write_outcome unavailable(std::string why) { return {status::unavailable, std::move(why), 0, 0}; }
 };

@@ -3,6 +3,7 @@
 // current snapshot; declarations are parsed and checked on the checks thread (app_state::checks),
 // then cross to the PROVIDER actor; settles cross to SETTLE in batches (settle_batcher).
 #include "z402/auth/keyring.hpp"
+#include "z402/catalog/declaration_checker.hpp"
 #include "z402/catalog/engine.hpp"
 #include "z402/config/rail_terms.hpp"
 #include "z402/http/byte_budget.hpp"
@@ -50,6 +51,8 @@ struct app_state {
   /// Where declarations are parsed and checked: up to 17 MiB of JSON and a schema per item
   /// take milliseconds, which on the io thread every read would wait behind (issue 7).
   boost::asio::any_io_executor checks;
+  /// Used only on `checks`: an item declared as it was last time is not checked again.
+  catalog::declaration_checker checker;
   std::size_t max_writes_in_flight = 1024;  // declarations: CAF mailboxes are unbounded, refuse above this
   std::atomic<std::size_t> writes_in_flight{0};
   std::size_t read_body_limit = 4u << 10;          // GET bodies are not used

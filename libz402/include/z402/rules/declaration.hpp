@@ -8,6 +8,7 @@
 #include <boost/json/value.hpp>
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,7 +39,24 @@ struct declaration_context {
   std::size_t max_items = 128;    // per provider: a single declaration may not list more
 };
 
-/// The declaration's items, checked, resources canonical; or the first rule one broke.
+/// The declaration's items, checked, resources canonical; or the first rule one broke. It is
+/// the three steps below, in this order.
 expected<std::vector<declared_item>> validate_declaration(const boost::json::value& body, const declaration_context& ctx);
+
+/// The rules on the body as a whole: an object with only "items", 1 to `ctx.max_items` of them.
+expected<const boost::json::array*> declaration_items(const boost::json::value& body, const declaration_context& ctx);
+
+/// Every rule on one item, items[`index`] (the error names it). Its result depends on the item
+/// and `ctx` alone: an item checked once need not be checked again under the same context.
+expected<declared_item> check_declared_item(const boost::json::value& item, std::size_t index, const declaration_context& ctx);
+
+/// No two items of one declaration share an identity: each item's is added in order.
+class declared_identities {
+ public:
+  expected<void> add(const item_identity& identity, std::size_t index);
+
+ private:
+  std::map<std::string, std::size_t> first_index_;
+};
 
 }  // namespace z402::rules
