@@ -293,6 +293,12 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
 
   bool flushed = engine.flush();
   engine.stop();
+  // The actors end here, not in the actor system's destructor after the server and app_state:
+  // a completion one still held (a declaration's, a settle's) is answered as it goes, and that
+  // answer, posted to a stopped io thread, runs below and releases its session, write slot and
+  // body bytes while all of them still live.
+  sys.await_all_actors_done();
+  io.run_posted();
   access.flush();
   if (flushed) log.info("stopped; catalog saved");
   else log.error("stopped; the catalog could not be saved");

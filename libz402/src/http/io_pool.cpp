@@ -66,4 +66,16 @@ void io_pool::stop() {
   for (auto& ctx : contexts_) ctx->stop();
 }
 
+void io_pool::run_posted() {
+  sigpipe_blocked blocked;
+  // A handler on one context may post to another: until a round runs nothing.
+  for (std::size_t ran = 1; ran != 0;) {
+    ran = 0;
+    for (auto& ctx : contexts_) {
+      ctx->restart();
+      ran += ctx->poll();
+    }
+  }
+}
+
 }  // namespace z402::http

@@ -29,6 +29,10 @@ class io_pool {
   void run();
   /// Stops every context; callable from any thread.
   void stop();
+  /// Once run() has returned: runs on this thread what was posted to the contexts since, until
+  /// none has more (the last answers of actors that stopped after the io threads), so those
+  /// handlers run while the server and app_state they call back into still live.
+  void run_posted();
 
  private:
   using guard = boost::asio::executor_work_guard<boost::asio::io_context::executor_type>;
