@@ -1,7 +1,9 @@
-// POST /discovery/declarations: a whole body through the rules, as the handler runs them, then
-// into the content the catalog keeps.
+// POST /discovery/declarations: a whole body through the rules, as the handler runs them
+// (catalog::declaration_checker, cold and then remembering what it accepted), beside
+// rules::validate_declaration, then into the content the catalog keeps.
 #include "target.hpp"
 
+#include "z402/catalog/declaration_checker.hpp"
 #include "z402/catalog/item.hpp"
 #include "z402/rules/declaration.hpp"
 #include "z402/wire/json.hpp"
@@ -15,18 +17,35 @@ Z402_FUZZ_TARGET(declaration) {
   if (!body) return 0;
   for (bool allow_http : {false, true}) {
     auto checked = rules::validate_declaration(*body, rules::declaration_context{terms, "uregtest1provider", allow_http, 128});
+    catalog::declaration_checker checker{terms, allow_http, 128};
+    auto cold = checker.check("p", "uregtest1provider", *body, {});
+    fuzz::require(cold.has_value() == checked.has_value(), "the checker accepts what the rules accept");
     if (!checked) {
       fuzz::require(checked.error().code == errc::invalid_request && !checked.error().message().empty(),
                     "a refusal names what is wrong");
+      fuzz::require(cold.error().message() == checked.error().message(), "the checker refuses as the rules do");
       continue;
     }
     fuzz::require(!checked->empty() && checked->size() <= 128, "an accepted declaration has 1-128 items");
-    for (auto& item : *checked) {
+    fuzz::require(cold->command.items.size() == checked->size(), "the checker keeps every item");
+    std::vector<catalog::content_ptr> kept;
+    for (std::size_t i = 0; i < checked->size(); ++i) {
+      auto& item = (*checked)[i];
       auto content = catalog::make_content(item.fields, item.identity.selector);
       auto stored = wire::parse_strict(content->json, 64);
       fuzz::require(stored && stored->is_object(), "an accepted item is stored as one JSON object");
       fuzz::require(content->json.size() <= rules::max_item_bytes + 1024, "an accepted item stays within its size limit");
+      auto& made = cold->command.items[i];
+      fuzz::require(made.identity.key() == item.identity.key() && made.content->json == content->json,
+                    "the checker builds what the rules accept");
+      kept.push_back(made.content);
     }
+    // Declared again as it was: every item is recalled, none checked or built again.
+    checker.remember("p", "uregtest1provider", std::move(cold->items), kept);
+    auto warm = checker.check("p", "uregtest1provider", *body, {});
+    fuzz::require(warm && warm->command.items.size() == kept.size(), "a repeat is accepted whole");
+    for (std::size_t i = 0; i < kept.size(); ++i)
+      fuzz::require(warm->command.items[i].content == kept[i], "a repeated item takes the content kept for it");
   }
   return 0;
 }
