@@ -2,8 +2,8 @@
 // Declaration bodies into declare commands, on the server's checks thread (http::app_state::
 // checks), checking again only the items that changed. A provider re-declares all its routes
 // when one changes (catalog.md §2), and the rules of one item, its bazaar schema compiled and
-// applied, its content serialised and tokenised for search, were 9 ms of server CPU for 128
-// items of which one had changed (benchmarks/results/curves.md, "a changed declaration").
+// applied, its content serialised and tokenised for search, were 11-13 ms of server CPU for 128
+// items of which one had changed (benchmarks/results/profile.md, "a changed declaration").
 // An item's checks depend only on the item and the context (rules::check_declared_item), so
 // an item byte for byte as the provider declared it last time, under the same payTo, takes
 // the content the catalog holds for it, if it still does. Not thread-safe: one thread checks
