@@ -2,8 +2,12 @@
 #include "test.hpp"
 
 #include "z402/http/byte_budget.hpp"
+#include "z402/http/io_pool.hpp"
+
+#include <boost/asio/post.hpp>
 
 #include <optional>
+#include <thread>
 #include <vector>
 
 using namespace z402;
@@ -103,4 +107,31 @@ CAF_TEST(a waiter let in may acquire again from its callback) {
   CAF_CHECK(second.has_value());
   CAF_CHECK(third.has_value());
   CAF_CHECK_EQUAL(budget.held_bytes(), 10u);
+}
+
+// serve's exit order: the actors' last answers, posted once the io threads have stopped, run
+// in run_posted while what they call back into still lives, and so does what they post on.
+CAF_TEST(what is posted to a stopped io pool runs in run_posted with what it posts to another context) {
+  http::io_pool pool{2};
+  std::thread runner{[&] { pool.run(); }};
+  pool.stop();
+  runner.join();
+  auto& first = pool.main();
+  auto* other = &pool.next();
+  if (other == &first) other = &pool.next();  // the context that is not main()
+  auto& second = *other;
+  CAF_REQUIRE(&second != &first);
+  std::vector<int> ran;
+  boost::asio::post(first, [&] {
+    ran.push_back(1);
+    boost::asio::post(second, [&] {
+      ran.push_back(2);
+      boost::asio::post(first, [&] { ran.push_back(3); });
+    });
+  });
+  CAF_CHECK(ran.empty());  // the pool is stopped: nothing runs on its own
+  pool.run_posted();
+  CAF_CHECK_EQUAL(ran, (std::vector<int>{1, 2, 3}));
+  pool.run_posted();  // nothing left: it returns at once
+  CAF_CHECK_EQUAL(ran.size(), 3u);
 }
