@@ -6,6 +6,7 @@
 #include "z402/http/resource_query.hpp"
 #include "z402/http/search_query.hpp"
 #include "z402/search/ranking.hpp"
+#include "z402/search/term_map.hpp"
 #include "z402/search/tokenizer.hpp"
 
 #include <set>
@@ -114,6 +115,35 @@ std::vector<std::string> ranked_urls(const catalog::snapshot& s, std::string_vie
 }
 
 }  // namespace
+
+CAF_TEST(the term map finds every term it holds and no other through its growth) {
+  // Terms whose text outlives the map, as the index's terms are in its documents.
+  std::vector<std::string> text;
+  for (int i = 0; i < 5000; ++i) text.push_back("t" + std::to_string(i));
+  search::term_map<int> map;
+  CAF_CHECK(map.find("t0") == nullptr);  // empty
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    map[text[i]] = static_cast<int>(i);
+    // Asked again at once, and again for the first term while the table has grown since.
+    CAF_REQUIRE_EQUAL(map[text[i]], static_cast<int>(i));
+    CAF_REQUIRE_EQUAL(map[text[0]], 0);
+  }
+  CAF_CHECK_EQUAL(map.size(), text.size());
+  bool all_found = true;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto* v = map.find(text[i]);
+    all_found = all_found && v && *v == static_cast<int>(i);
+  }
+  CAF_CHECK(all_found);
+  CAF_CHECK(map.find("t5000") == nullptr);
+  CAF_CHECK(map.find("") == nullptr);
+  CAF_CHECK(map.find("t") == nullptr);
+  // In the order first asked for: the index's later pass walks them so.
+  map.shrink_to_fit();
+  bool in_order = true;
+  for (std::size_t i = 0; i < text.size(); ++i) in_order = in_order && map.entries()[i].term == text[i];
+  CAF_CHECK(in_order);
+}
 
 CAF_TEST(the tokenizer splits identifiers and folds case) {
   CAF_CHECK_EQUAL(search::tokenize("WEATHER Weather weather").size(), 3u);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 namespace z402::search {
 namespace {
@@ -127,7 +128,8 @@ index::index(std::vector<const document*> docs) : docs_(std::move(docs)) {
   }
   origin_count_ = origin_numbers.size();
   const double n = static_cast<double>(docs_.size());
-  for (auto& [term, t] : postings_) {
+  postings_.shrink_to_fit();
+  for (auto& [term, t] : postings_.entries()) {
     const double df = static_cast<double>(t.list.size());
     const double idf = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
     t.block_best.assign((t.list.size() + block - 1) / block, 0.0f);
@@ -146,7 +148,7 @@ std::vector<const index::term_postings*> index::terms_of(const std::vector<std::
   sort_distinct(distinct);
   std::vector<const term_postings*> terms;
   for (auto& term : distinct)
-    if (auto found = postings_.find(term); found != postings_.end()) terms.push_back(&found->second);
+    if (auto* found = postings_.find(term)) terms.push_back(found);
   return terms;
 }
 

@@ -3,6 +3,8 @@
 // often it is repeated there; a field is normalised by its length with the repeats, and a field
 // that is mostly repeats (keyword stuffing) loses weight: neither repeating nor piling up
 // keywords buys rank.
+#include "z402/search/term_map.hpp"
+
 #include <boost/json/object.hpp>
 
 #include <array>
@@ -10,7 +12,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -88,7 +89,7 @@ class index {
   std::vector<const term_postings*> terms_of(const std::vector<std::string>& query_terms) const;
 
   std::vector<const document*> docs_;
-  std::unordered_map<std::string_view, term_postings> postings_;  // keys are in the documents' text
+  term_map<term_postings> postings_;  // terms are in the documents' text
   std::vector<std::uint32_t> origin_ids_;
   std::size_t origin_count_ = 0;
 };
