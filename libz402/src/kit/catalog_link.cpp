@@ -47,13 +47,16 @@ error refusal(const http::client_response& res, const std::string& key) {
   return {code, "", "refused by the catalog: " + printable(why, key)};
 }
 
+/// How every failure to reach the catalog begins: the outcome log treats them as one.
+constexpr std::string_view unreachable = "the catalog could not be reached";
+
 /// One request to the catalog under the link's timeout and `budget`: its answer, or why it
 /// could not be had (printable, no key). One client per call: a beat every 30 s does not need
 /// connection reuse, and a fresh TLS context picks up trust store changes.
 http::fetch_result call_catalog(const catalog_link_options& link, const http::client_request& req, std::size_t budget) {
   http::client client{link.verify_tls};
   auto result = client.fetch(req, std::chrono::steady_clock::now() + link.timeout, budget);
-  if (!result) return error{result.error().code, "", "the catalog could not be reached: " + printable(result.error().reason, link.key)};
+  if (!result) return error{result.error().code, "", std::string{unreachable} + ": " + printable(result.error().reason, link.key)};
   return result;
 }
 
@@ -62,8 +65,11 @@ struct outcome_log {
   std::string last;
   void note(const catalog_link_options& link, const std::string& what, const expected<std::string>& outcome) {
     auto& line = outcome ? *outcome : outcome.error().reason;
-    if (line == last) return;
-    last = line;
+    // The catalog unreachable is one outcome however the connection failed: a stopping catalog
+    // resets a connection its closing listener had queued, and refuses the next one.
+    std::string_view kind = std::string_view{line}.starts_with(unreachable) ? unreachable : std::string_view{line};
+    if (kind == last) return;
+    last = kind;
     link.log.with_component("kit.catalog_link").info(what + ": " + line);
   }
 };
