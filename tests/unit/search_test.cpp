@@ -145,6 +145,37 @@ CAF_TEST(the term map finds every term it holds and no other through its growth)
   CAF_CHECK(in_order);
 }
 
+CAF_TEST(the term map forgets an erased term and keeps every other) {
+  // Every third term erased, then the rest: with 5,000 terms in 8,192 slots, runs of
+  // neighbouring slots are long and wrap around the table's end, so an erase must move the
+  // slots after it that a probe would otherwise no longer reach.
+  std::vector<std::string> text;
+  for (int i = 0; i < 5000; ++i) text.push_back("t" + std::to_string(i));
+  search::term_map<int> map;
+  for (std::size_t i = 0; i < text.size(); ++i) map[text[i]] = static_cast<int>(i);
+  map.erase("absent", map.hash_of("absent"));
+  CAF_CHECK_EQUAL(map.size(), text.size());
+  for (std::size_t i = 0; i < text.size(); i += 3) map.erase(text[i], map.hash_of(text[i]));
+  bool right = true;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto* v = map.find(text[i]);
+    right = right && (i % 3 == 0 ? v == nullptr : v && *v == static_cast<int>(i));
+    if (auto* e = map.entry_of(text[i], map.hash_of(text[i]))) right = right && e->term == text[i] && e->value == static_cast<int>(i);
+  }
+  CAF_CHECK(right);
+  CAF_CHECK_EQUAL(map.size(), text.size() - (text.size() + 2) / 3);
+  // Added again, an erased term is found with its new value.
+  map[text[0]] = -1;
+  CAF_CHECK(map.find(text[0]) && *map.find(text[0]) == -1);
+  map.erase(text[0], map.hash_of(text[0]));
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (i % 3 != 0) map.erase(text[i], map.hash_of(text[i]));
+  CAF_CHECK_EQUAL(map.size(), 0u);
+  bool none = true;
+  for (auto& t : text) none = none && map.find(t) == nullptr;
+  CAF_CHECK(none);
+}
+
 CAF_TEST(the tokenizer splits identifiers and folds case) {
   CAF_CHECK_EQUAL(search::tokenize("WEATHER Weather weather").size(), 3u);
   auto upper = search::tokenize("WEATHER"), lower = search::tokenize("weather");
@@ -383,4 +414,117 @@ CAF_TEST(the best hits and their pages equal those of the whole ranking) {
         }
     }
   }
+}
+
+namespace {
+
+/// The documents and listing keys of a snapshot, as the catalog gives them to its index.
+struct listed_docs {
+  std::vector<std::shared_ptr<const search::document>> docs;
+  std::vector<std::uint64_t> keys;
+};
+
+listed_docs docs_of(const catalog::snapshot& s) {
+  listed_docs out;
+  for (auto& it : s.items) {
+    out.docs.emplace_back(it->record().content, &it->record().content->doc);
+    out.keys.push_back(it->record().seq);
+  }
+  return out;
+}
+
+/// Every query's whole ranking, its best hits and a page spread by origin are the same in both.
+void check_same_hits(const search::index& a, const search::index& b, const std::vector<std::string>& queries) {
+  CAF_CHECK_EQUAL(a.size(), b.size());
+  for (auto& query : queries) {
+    auto terms = search::tokenize(query);
+    auto ra = a.rank(terms), rb = b.rank(terms);
+    CAF_CHECK_EQUAL(ra.size(), rb.size());
+    bool same = ra.size() == rb.size();
+    for (std::size_t i = 0; same && i < ra.size(); ++i) same = ra[i].position == rb[i].position && ra[i].score == rb[i].score;
+    if (!same) CAF_FAIL("\"" << query << "\" ranks differently");
+    for (std::size_t k : {1u, 10u, 100u}) {
+      auto ta = a.top(terms, k), tb = b.top(terms, k);
+      same = ta.size() == tb.size();
+      for (std::size_t i = 0; same && i < ta.size(); ++i) same = ta[i].position == tb[i].position && ta[i].score == tb[i].score;
+      CAF_CHECK(same);
+    }
+    auto pa = search::page_of(a, terms, nullptr, http::results_per_origin, 0, 50);
+    auto pb = search::page_of(b, terms, nullptr, http::results_per_origin, 0, 50);
+    CAF_CHECK(pa.positions == pb.positions);
+  }
+}
+
+}  // namespace
+
+CAF_TEST(an index updated from the last version finds what one built whole finds) {
+  // 300 generated listings over 7 origins, then the realistic catalog: a version changes some
+  // items, adds some at the end and drops the last, as declarations do; each updated index must
+  // rank every query as a whole build of the same listing does, score for score.
+  std::vector<std::string> urls, descriptions;
+  std::vector<listing> rows;
+  for (int i = 0; i < 300; ++i) {
+    urls.push_back("https://o" + std::to_string(i % 7) + ".example.com/r" + std::to_string(i));
+    descriptions.push_back("Weather forecast " + std::string(i % 2 ? "and tides " : "") + "for city " + std::to_string(i % 13) + ".");
+  }
+  for (int i = 0; i < 300; ++i) rows.push_back({"Forecasts", urls[i].c_str(), descriptions[i].c_str(), {}, "call", {}});
+  rows.insert(rows.end(), catalog_rows.begin(), catalog_rows.end());
+  auto s = snapshot_of(rows);
+  const std::vector<std::string> queries = {"weather",        "weather forecast city 3", "tides",   "zeppelin lantern", "forecasts",
+                                            "translate text", "markdown web page",       "city 12", "brand new quokka", "example"};
+  auto current = std::make_unique<search::index>(docs_of(s).docs, docs_of(s).keys);
+  std::uint64_t next_seq = rows.size() + 1;
+  auto content = [](std::string url, std::string description) {
+    listing l{"Forecasts", "", "", {}, "call", {}};
+    l.url = url.c_str();
+    l.description = description.c_str();
+    return catalog::make_content(fields_of(l), "GET");
+  };
+  auto replace = [&](std::size_t position, const std::string& description) {
+    auto r = s.items[position]->record();
+    r.content = content(r.identity.resource, description);
+    s.items[position] = catalog::make_item(std::move(r), 0);
+  };
+  auto append = [&](const std::string& url, const std::string& description) {
+    catalog::item_record r;
+    r.provider = "p";
+    r.identity = {"http", url, "GET"};
+    r.content = content(url, description);
+    r.seq = next_seq++;
+    s.items.push_back(catalog::make_item(std::move(r), 0));
+  };
+  for (int round = 0; round < 6; ++round) {
+    // A rare word comes and goes with one item; a common one changes its count; items come at
+    // the end (a new origin among them) and the last one leaves. The first item, where the
+    // index found most terms first, changes its description and keeps its route ("example",
+    // the same weight): that term's list is the same, and must not lean on the old item's text.
+    if (round == 0) replace(0, "Forecasts of wind alone.");
+    replace(static_cast<std::size_t>(17 * round + 5), round % 2 ? "Zeppelin lantern weather." : "Plain weather for city 3.");
+    replace(static_cast<std::size_t>(31 * round + 2), "Tides only, for city " + std::to_string(round) + ".");
+    append("https://new" + std::to_string(round % 2) + ".quokka.test/q" + std::to_string(round), "Brand new quokka forecast.");
+    if (round % 3 == 2) s.items.pop_back();
+    auto listed = docs_of(s);
+    auto updated = search::index::updated(*current, std::move(listed.docs), std::move(listed.keys));
+    CAF_REQUIRE(updated.has_value());
+    search::index whole{docs_of(s).docs, docs_of(s).keys};
+    check_same_hits(*updated, whole, queries);
+    current = std::make_unique<search::index>(std::move(*updated));
+  }
+  // The update declines, leaving the listing for a whole build, when an item before others
+  // left (their positions moved) and when more than an eighth of the items changed.
+  s.items.erase(s.items.begin() + 10);
+  auto moved = docs_of(s);
+  CAF_CHECK(!search::index::updated(*current, std::move(moved.docs), std::move(moved.keys)).has_value());
+  CAF_CHECK_EQUAL(moved.docs.size(), s.items.size());
+  CAF_CHECK_EQUAL(moved.keys.size(), s.items.size());
+  search::index base{docs_of(s).docs, docs_of(s).keys};
+  const auto eighth = s.items.size() / 8;
+  for (std::size_t i = 0; i < eighth; ++i) replace(i, "Rewritten weather " + std::to_string(i) + ".");
+  auto at_limit = docs_of(s);
+  auto updated = search::index::updated(base, std::move(at_limit.docs), std::move(at_limit.keys));
+  CAF_REQUIRE(updated.has_value());
+  check_same_hits(*updated, search::index{docs_of(s).docs, docs_of(s).keys}, queries);
+  replace(eighth, "Rewritten weather once too often.");
+  auto past_limit = docs_of(s);
+  CAF_CHECK(!search::index::updated(base, std::move(past_limit.docs), std::move(past_limit.keys)).has_value());
 }

@@ -15,6 +15,12 @@ namespace {
 // does; a description may be long, so its length counts most.
 constexpr std::array<double, field_count> weight{3.0, 3.0, 2.0, 2.0, 1.0, 1.0, 1.0};
 constexpr std::array<double, field_count> length_norm{0.3, 0.3, 0.75, 0.3, 0.5, 0.0, 0.0};
+// The length a field is normalised against: a typical listing's (terms with their repeats),
+// between the averages of the search suite's listings (name 1.9, route 4.5, description 7.4,
+// parameters 1.6, tags 1.8) and of the benchmark's catalog (2, 7, 16.4, 10, 2). BM25F's is the catalog's average, which every item
+// change moves, and with it every weight of every document: a fixed one keeps a document's
+// weights its own, so a change redoes only the changed documents' postings (index::updated).
+constexpr std::array<double, field_count> typical_length{2.0, 6.0, 10.0, 4.0, 2.0, 1.0, 2.0};
 constexpr double k1 = 1.2;
 // Below this share of distinct terms a field counts as stuffed, and the whole listing's weight
 // falls with the square of the share: stuffing one field must not let the others win.
@@ -47,6 +53,52 @@ void add_parameters(std::vector<std::string>& into, const boost::json::object& f
 void sort_distinct(std::vector<std::string>& v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+/// What each of a document's fields gives a term in it, before saturation: the field's weight
+/// and length normalisation, and the document's honesty (stuffing costs the whole listing).
+std::array<float, field_count> field_weights(const document& d) {
+  double honesty = 1.0;
+  for (std::size_t f = 0; f < field_count; ++f)
+    if (d.length[f] >= judged_length)
+      honesty = std::min(honesty, static_cast<double>(d.term_count(static_cast<field>(f))) / d.length[f] / honest_distinct_share);
+  std::array<float, field_count> out{};
+  for (std::size_t f = 0; f < field_count; ++f)
+    out[f] = static_cast<float>(weight[f] * honesty * honesty / (1.0 - length_norm[f] + length_norm[f] * d.length[f] / typical_length[f]));
+  return out;
+}
+
+/// BM25F's saturation of a term's summed field weights in one document.
+float saturated(float summed) {
+  const double w = summed;
+  return static_cast<float>(w * (k1 + 1.0) / (k1 + w));
+}
+
+/// A document's weight for each of its terms (the term in `text`), sorted by term: the fields'
+/// weights of the term summed in field order, saturated, as the index's whole build does.
+/// Into `out`, whose room is kept from one document to the next.
+void weights_of(const document& d, std::vector<std::pair<std::string_view, float>>& out) {
+  const auto fields = field_weights(d);
+  // Each field's terms are sorted: merge the fields' runs.
+  std::array<std::size_t, field_count> at{};
+  out.clear();
+  for (;;) {
+    std::string_view least;
+    bool any = false;
+    for (std::size_t f = 0; f < field_count; ++f)
+      if (at[f] < d.term_count(static_cast<field>(f))) {
+        auto t = d.term(static_cast<field>(f), at[f]);
+        if (!any || t < least) least = t, any = true;
+      }
+    if (!any) return;
+    float summed = 0;
+    for (std::size_t f = 0; f < field_count; ++f)
+      if (at[f] < d.term_count(static_cast<field>(f)) && d.term(static_cast<field>(f), at[f]) == least) {
+        summed += fields[f];
+        ++at[f];
+      }
+    out.emplace_back(least, saturated(summed));
+  }
 }
 
 }  // namespace
@@ -87,68 +139,240 @@ document make_document(const boost::json::object& fields, std::string_view selec
   return d;
 }
 
-bool document::has(field f, std::string_view word) const {
+std::string_view document::find(field f, std::string_view word) const {
   std::size_t lo = 0, hi = term_count(f);
   while (lo < hi) {
     auto mid = (lo + hi) / 2;
     auto t = term(f, mid);
-    if (t == word) return true;
+    if (t == word) return t;
     if (t < word) lo = mid + 1;
     else hi = mid;
   }
-  return false;
+  return {};
 }
 
-index::index(std::vector<const document*> docs) : docs_(std::move(docs)) {
-  std::array<double, field_count> average{};
-  for (auto* d : docs_)
-    for (std::size_t f = 0; f < field_count; ++f) average[f] += d->length[f];
-  for (auto& a : average) a = docs_.empty() ? 1.0 : std::max(1.0, a / docs_.size());
+std::string_view document::find(std::string_view word) const {
+  for (std::size_t f = 0; f < field_count; ++f)
+    if (auto t = find(static_cast<field>(f), word); !t.empty()) return t;
+  return {};
+}
+
+void index::term_postings::bound() {
+  best = 0;
+  for (auto& p : list) best = std::max(best, p.weight);
+  // A list of one block has its best for that block.
+  block_best.clear();
+  if (list.size() <= block) return;
+  block_best.assign((list.size() + block - 1) / block, 0.0f);
+  for (std::size_t k = 0; k < list.size(); ++k) block_best[k / block] = std::max(block_best[k / block], list[k].weight);
+}
+
+void index::number_origin(std::size_t position, const std::string& origin) {
+  auto known = origin_numbers_.find(origin);
+  if (known == origin_numbers_.end()) known = origin_numbers_.emplace(origin, static_cast<std::uint32_t>(origin_numbers_.size())).first;
+  origin_ids_[position] = known->second;
+}
+
+index::index(std::vector<std::shared_ptr<const document>> docs, std::vector<std::uint64_t> keys)
+    : docs_(std::move(docs)), keys_(std::move(keys)) {
+  // About 64 documents' terms a shard (at least two shards, at most 4,096).
+  unsigned bits = 1;
+  while (bits < 12 && (std::size_t{64} << bits) < docs_.size()) ++bits;
+  shard_shift_ = 64 - bits;
+  shards_.resize(std::size_t{1} << bits);
   origin_ids_.resize(docs_.size());
-  std::unordered_map<std::string_view, std::uint32_t> origin_numbers;
+  // First into one map of lists held in place (a lookup per term of every document: the
+  // shards' extra indirections cost 2.5 times as much at 65,536 items), then each list into
+  // its shard. A term in several fields of a document has one posting: its fields' weights
+  // are summed in it, in field order, and saturated once every document is in (as weights_of).
+  term_map<term_postings> all;
   for (std::uint32_t i = 0; i < docs_.size(); ++i) {
     auto& d = *docs_[i];
-    origin_ids_[i] = origin_numbers.emplace(d.origin, static_cast<std::uint32_t>(origin_numbers.size())).first->second;
-    double honesty = 1.0;
+    number_origin(i, d.origin);
+    const auto fields = field_weights(d);
     for (std::size_t f = 0; f < field_count; ++f)
-      if (d.length[f] >= judged_length)
-        honesty = std::min(honesty, static_cast<double>(d.term_count(static_cast<field>(f))) / d.length[f] / honest_distinct_share);
-    // Each field's terms are distinct within it; a term in several fields has one posting whose
-    // weighted frequency adds up their weights, in field order. It stands in the posting's
-    // contribution until the term's document frequency is known below.
-    for (std::size_t f = 0; f < field_count; ++f) {
-      double norm = 1.0 - length_norm[f] + length_norm[f] * d.length[f] / average[f];
-      const auto field_weight = static_cast<float>(weight[f] * honesty * honesty / norm);
       for (std::size_t k = 0; k < d.term_count(static_cast<field>(f)); ++k) {
-        auto& list = postings_[d.term(static_cast<field>(f), k)].list;
-        if (!list.empty() && list.back().doc == i) list.back().contribution += field_weight;
-        else list.push_back({i, field_weight});
+        auto& list = all[d.term(static_cast<field>(f), k)].list;
+        if (!list.empty() && list.back().doc == i) list.back().weight += fields[f];
+        else list.push_back({i, fields[f]});
       }
-    }
   }
-  origin_count_ = origin_numbers.size();
-  const double n = static_cast<double>(docs_.size());
-  postings_.shrink_to_fit();
-  for (auto& [term, t] : postings_.entries()) {
-    const double df = static_cast<double>(t.list.size());
-    const double idf = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
-    t.block_best.assign((t.list.size() + block - 1) / block, 0.0f);
-    for (std::size_t k = 0; k < t.list.size(); ++k) {
-      const double wtf = t.list[k].contribution;
-      auto& c = t.list[k].contribution;
-      c = static_cast<float>(idf * wtf * (k1 + 1.0) / (k1 + wtf));
-      t.block_best[k / block] = std::max(t.block_best[k / block], c);
-      t.best = std::max(t.best, c);
-    }
+  for (auto& [term, t] : all.entries()) {
+    for (auto& p : t.list) p.weight = saturated(p.weight);
+    t.bound();
+    const auto h = term_shard::hash_of(term);
+    auto& shard = shards_[shard_of(h)];
+    if (!shard) shard = std::make_shared<term_shard>();
+    shard->get(term, h) = std::make_shared<term_postings>(std::move(t));
   }
+  for (auto& shard : shards_)
+    if (shard) shard->shrink_to_fit();
 }
 
-std::vector<const index::term_postings*> index::terms_of(const std::vector<std::string>& query_terms) const {
+const index::term_postings* index::postings_of(std::string_view term, std::size_t h) const {
+  auto& shard = shards_[shard_of(h)];
+  auto* found = shard ? shard->find(term, h) : nullptr;
+  return found ? found->get() : nullptr;
+}
+
+std::optional<index> index::updated(const index& base, std::vector<std::shared_ptr<const document>>&& docs,
+                                    std::vector<std::uint64_t>&& keys) {
+  // What changed, from the two listings in key order: each removed document's terms and each
+  // added one's postings (a changed document is both). A document both hold must keep its
+  // position: every posting after one that moved would have to be renumbered.
+  enum class what { removed, added, kept };  // removals sort before additions of one document
+  struct change {
+    std::string_view term;  // in the document's text
+    std::uint32_t doc;      // its position in the listing it is in
+    float weight;           // an added posting's; 0 otherwise
+    what kind;
+  };
+  std::vector<change> changes;
+  std::vector<std::uint32_t> added;
+  const auto most = std::max<std::size_t>(1, std::max(docs.size(), base.docs_.size()) / 8);
+  std::size_t changed = 0;
+  std::vector<std::pair<std::string_view, float>> before, after;
+  auto remove = [&](std::size_t i) {
+    weights_of(*base.docs_[i], before);
+    for (auto& [term, weight] : before) changes.push_back({term, static_cast<std::uint32_t>(i), 0.0f, what::removed});
+  };
+  auto add = [&](std::size_t j) {
+    weights_of(*docs[j], after);
+    for (auto& [term, weight] : after) changes.push_back({term, static_cast<std::uint32_t>(j), weight, what::added});
+    added.push_back(static_cast<std::uint32_t>(j));
+  };
+  // A changed document at the same place: only the terms it lost or gained, or whose weight
+  // moved, change a list (a seller's edit of one sentence leaves the lists of its other words,
+  // common ones the longest, as they were). Its other terms are kept: their lists stay, but
+  // one whose text is the old document's must be pointed at a document still listed.
+  auto change_in_place = [&](std::size_t i) {
+    weights_of(*base.docs_[i], before);
+    weights_of(*docs[i], after);
+    const auto doc = static_cast<std::uint32_t>(i);
+    auto a = before.begin(), b = after.begin();
+    while (a != before.end() || b != after.end()) {
+      if (b == after.end() || (a != before.end() && a->first < b->first)) {
+        changes.push_back({(a++)->first, doc, 0.0f, what::removed});
+      } else if (a == before.end() || b->first < a->first) {
+        changes.push_back({b->first, doc, b->second, what::added});
+        ++b;
+      } else {
+        if (a->second != b->second) {
+          changes.push_back({a->first, doc, 0.0f, what::removed});
+          changes.push_back({b->first, doc, b->second, what::added});
+        } else {
+          changes.push_back({a->first, doc, 0.0f, what::kept});
+        }
+        ++a, ++b;
+      }
+    }
+    added.push_back(doc);
+  };
+  for (std::size_t i = 0, j = 0; i < base.docs_.size() || j < docs.size();) {
+    if (changed > most) return std::nullopt;
+    if (j == docs.size() || (i < base.docs_.size() && base.keys_[i] < keys[j])) {
+      remove(i++);
+      ++changed;
+    } else if (i == base.docs_.size() || keys[j] < base.keys_[i]) {
+      add(j++);
+      ++changed;
+    } else {
+      if (i != j) return std::nullopt;
+      if (base.docs_[i] != docs[j]) {
+        change_in_place(i);
+        ++changed;
+      }
+      ++i, ++j;
+    }
+  }
+  if (changed > most) return std::nullopt;
+
+  index next;
+  next.shards_ = base.shards_;
+  next.shard_shift_ = base.shard_shift_;
+  std::vector<bool> copied(next.shards_.size(), false);  // shards of `next` that are its own
+  next.origin_numbers_ = base.origin_numbers_;
+  next.origin_ids_ = base.origin_ids_;
+  next.origin_ids_.resize(docs.size());
+  for (auto j : added) next.number_origin(j, docs[j]->origin);
+  // Each changed term's list: the old one without the removed documents, with the added ones,
+  // in listing order; in a shard of `next`'s own.
+  std::sort(changes.begin(), changes.end(), [](const change& a, const change& b) {
+    return std::tie(a.term, a.doc, a.kind) < std::tie(b.term, b.doc, b.kind);
+  });
+  auto own = [&](std::size_t sh) -> term_shard& {
+    auto& shard = next.shards_[sh];
+    if (!copied[sh]) {
+      shard = shard ? std::make_shared<term_shard>(*shard) : std::make_shared<term_shard>();
+      copied[sh] = true;
+    }
+    return *shard;
+  };
+  for (std::size_t g = 0; g < changes.size();) {
+    auto end = g;
+    bool kept_only = true;
+    for (; end < changes.size() && changes[end].term == changes[g].term; ++end) kept_only = kept_only && changes[end].kind == what::kept;
+    const auto h = term_shard::hash_of(changes[g].term);
+    const auto sh = next.shard_of(h);
+    if (kept_only) {
+      // The list is the same; its term's text moves only if it was in a document that changed.
+      auto* entry = next.shards_[sh]->entry_of(changes[g].term, h);
+      bool in_changed = false;
+      for (auto c = g; c < end; ++c) {
+        auto& text = base.docs_[changes[c].doc]->text;
+        in_changed = in_changed || (entry->term.data() >= text.data() && entry->term.data() < text.data() + text.size());
+      }
+      if (in_changed) {
+        entry = own(sh).entry_of(changes[g].term, h);
+        entry->term = docs[entry->value->list.front().doc]->find(changes[g].term);
+      }
+      g = end;
+      continue;
+    }
+    auto& shard = own(sh);
+    auto* entry = shard.entry_of(changes[g].term, h);
+    auto list = std::make_shared<term_postings>();
+    const std::vector<posting> none;
+    auto& old = entry ? entry->value->list : none;
+    list->list.reserve(old.size() + (end - g));
+    std::size_t k = 0;
+    for (auto c = g; c < end; ++c) {
+      if (changes[c].kind == what::kept) continue;
+      for (; k < old.size() && old[k].doc < changes[c].doc; ++k) list->list.push_back(old[k]);
+      if (changes[c].kind == what::added) list->list.push_back({changes[c].doc, changes[c].weight});
+      else if (k < old.size() && old[k].doc == changes[c].doc) ++k;
+    }
+    list->list.insert(list->list.end(), old.begin() + static_cast<std::ptrdiff_t>(k), old.end());
+    if (list->list.empty()) {
+      shard.erase(changes[g].term, h);
+    } else {
+      list->bound();
+      // The term's text must be in a document of the new listing: the first that holds it.
+      const auto term = docs[list->list.front().doc]->find(changes[g].term);
+      if (entry) {
+        entry->term = term;
+        entry->value = std::move(list);
+      } else {
+        shard.get(term, h) = std::move(list);
+      }
+    }
+    g = end;
+  }
+  next.docs_ = std::move(docs);
+  next.keys_ = std::move(keys);
+  return next;
+}
+
+std::vector<index::query_term> index::terms_of(const std::vector<std::string>& query_terms) const {
   std::vector<std::string> distinct = query_terms;
   sort_distinct(distinct);
-  std::vector<const term_postings*> terms;
+  std::vector<query_term> terms;
+  const double n = static_cast<double>(docs_.size());
   for (auto& term : distinct)
-    if (auto* found = postings_.find(term)) terms.push_back(found);
+    if (auto* found = postings_of(term, term_shard::hash_of(term))) {
+      const double df = static_cast<double>(found->list.size());
+      terms.push_back({found, std::log(1.0 + (n - df + 0.5) / (df + 0.5))});
+    }
   return terms;
 }
 
@@ -159,10 +383,10 @@ std::vector<hit> index::rank(const std::vector<std::string>& query_terms) const 
   thread_local std::vector<std::uint32_t> touched;
   if (scores.size() < docs_.size()) scores.resize(docs_.size(), 0.0);
   touched.clear();
-  for (auto* t : terms_of(query_terms))
-    for (auto& p : t->list) {
+  for (auto& t : terms_of(query_terms))
+    for (auto& p : t.postings->list) {
       if (scores[p.doc] == 0.0) touched.push_back(p.doc);
-      scores[p.doc] += p.contribution;
+      scores[p.doc] += t.idf * p.weight;
     }
   std::vector<hit> hits;
   hits.reserve(touched.size());
@@ -195,7 +419,7 @@ std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::si
   // (the essential ones) propose documents; the prefix's are looked up for those.
   std::vector<std::size_t> order(m);
   for (std::size_t i = 0; i < m; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return terms[a]->best < terms[b]->best; });
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return terms[a].idf * terms[a].postings->best < terms[b].idf * terms[b].postings->best; });
   std::vector<double> cap(m, 0.0);  // the best of each non-essential term, 0 for the essential ones
   std::vector<double> bound(m);
   std::vector<std::size_t> at(m, 0);  // each term's next posting (indexed as `terms`)
@@ -205,9 +429,9 @@ std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::si
   std::uint32_t unskippable_to = 0;
   double unskippable_below = -1;
   std::size_t postings = 0;  // at least the matches: no more room than they can fill
-  for (auto* t : terms) postings += t->list.size();
+  for (auto& t : terms) postings += t.postings->list.size();
   best.reserve(std::min(k, postings));
-  auto current = [&](std::size_t i) { return at[i] < terms[i]->list.size() ? terms[i]->list[at[i]].doc : UINT32_MAX; };
+  auto current = [&](std::size_t i) { return at[i] < terms[i].postings->list.size() ? terms[i].postings->list[at[i]].doc : UINT32_MAX; };
   for (;;) {
     std::uint32_t doc = UINT32_MAX;
     for (auto j = essential; j < m; ++j) doc = std::min(doc, current(order[j]));
@@ -219,15 +443,15 @@ std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::si
       std::uint32_t end = UINT32_MAX;
       for (auto j = essential; j < m; ++j) {
         auto i = order[j];
-        auto& list = terms[i]->list;
+        auto& list = terms[i].postings->list;
         if (at[i] >= list.size()) continue;
         auto b = at[i] / block;
-        bound[i] = terms[i]->block_best[b];
+        bound[i] = terms[i].idf * terms[i].postings->block_bound(b);
         end = std::min(end, list[std::min(list.size(), (b + 1) * block) - 1].doc);
       }
       if (sum(bound) <= kth) {
         for (auto j = essential; j < m; ++j)
-          for (auto i = order[j]; at[i] < terms[i]->list.size() && terms[i]->list[at[i]].doc <= end;) ++at[i];
+          for (auto i = order[j]; at[i] < terms[i].postings->list.size() && terms[i].postings->list[at[i]].doc <= end;) ++at[i];
         continue;
       }
       unskippable_to = end;
@@ -235,7 +459,7 @@ std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::si
     }
     std::fill(parts.begin(), parts.end(), 0.0);
     for (auto j = essential; j < m; ++j)
-      if (auto i = order[j]; current(i) == doc) parts[i] = terms[i]->list[at[i]++].contribution;
+      if (auto i = order[j]; current(i) == doc) parts[i] = terms[i].idf * terms[i].postings->list[at[i]++].weight;
     if (allowed) {
       allowed_at = static_cast<std::size_t>(std::lower_bound(allowed->begin() + static_cast<std::ptrdiff_t>(allowed_at), allowed->end(), doc) -
                                             allowed->begin());
@@ -243,11 +467,11 @@ std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::si
     }
     for (std::size_t j = 0; j < essential; ++j) {
       auto i = order[j];
-      auto& list = terms[i]->list;
+      auto& list = terms[i].postings->list;
       auto it = std::lower_bound(list.begin() + static_cast<std::ptrdiff_t>(at[i]), list.end(), doc,
                                  [](const posting& p, std::uint32_t d) { return p.doc < d; });
       at[i] = static_cast<std::size_t>(it - list.begin());
-      if (it != list.end() && it->doc == doc) parts[i] = it->contribution;
+      if (it != list.end() && it->doc == doc) parts[i] = terms[i].idf * it->weight;
     }
     // Added up in the terms' sorted order, as rank() does, so a score is the same double there.
     const double score = sum(parts);
@@ -265,7 +489,7 @@ std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::si
       kth = best.front().score;
       for (; essential < m; ++essential) {
         bound = cap;
-        bound[order[essential]] = terms[order[essential]]->best;
+        bound[order[essential]] = terms[order[essential]].idf * terms[order[essential]].postings->best;
         if (sum(bound) > kth) break;
         cap.swap(bound);
       }

@@ -34,18 +34,16 @@ class filter_index {
 
 /// The indexes of one content version: built by the first read that needs each (a reader,
 /// never a writer), then shared by every snapshot with the same content, since count and
-/// lastSeen updates keep each item's content and position.
+/// lastSeen updates keep each item's content and position. The search index of a version is
+/// made from an earlier version's when one is built (search::index::updated): a change costs
+/// that first search in proportion to what changed, not to the catalog.
 class content_indexes {
  public:
-  const search::index& search(const item_list& items) const {
-    std::call_once(search_built_, [&] {
-      std::vector<const search::document*> docs;
-      docs.reserve(items.size());
-      for (auto& it : items) docs.push_back(&it->record().content->doc);
-      search_ = std::make_unique<search::index>(std::move(docs));
-    });
-    return *search_;
-  }
+  /// The indexes of the content version after `previous`'s (null: the first). It keeps the
+  /// latest built search index of `previous` or its base until its own is made, never a chain.
+  static std::shared_ptr<const content_indexes> after(const std::shared_ptr<const content_indexes>& previous);
+
+  const search::index& search(const item_list& items) const;
 
   const filter_index& filters(const item_list& items) const {
     std::call_once(filters_built_, [&] { filters_ = std::make_unique<filter_index>(items); });
@@ -53,9 +51,15 @@ class content_indexes {
   }
 
  private:
+  /// The search index once made, else null.
+  const search::index* built_search() const { return search_ready_.load(std::memory_order_acquire) ? search_.get() : nullptr; }
+
   mutable std::once_flag search_built_, filters_built_;
   mutable std::unique_ptr<search::index> search_;
+  mutable std::atomic<bool> search_ready_{false};
   mutable std::unique_ptr<filter_index> filters_;
+  // The version whose built search index this one's is made from; let go once it is made.
+  mutable std::atomic<std::shared_ptr<const content_indexes>> base_;
 };
 
 struct snapshot {

@@ -10,8 +10,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -35,8 +38,11 @@ struct document {
     auto begin = i == 0 ? 0u : ends[i - 1];
     return std::string_view{text}.substr(begin, ends[i] - begin);
   }
-  /// Whether `word` is one of field f's terms (binary search).
-  bool has(field f, std::string_view word) const;
+  /// `word` as one of field f's terms, in `text` (binary search; empty when it is none).
+  std::string_view find(field f, std::string_view word) const;
+  /// `word` as one of this document's terms, in `text` (empty when it is none of them).
+  std::string_view find(std::string_view word) const;
+  bool has(field f, std::string_view word) const { return !find(f, word).empty(); }
 };
 
 /// The document of a DiscoveryResource's fields; `selector` is its method or toolName.
@@ -47,10 +53,25 @@ struct hit {
   double score;
 };
 
+/// The searchable documents of one catalog version, and the lists of each term's documents.
+/// What a term adds to a document's score there depends on that document alone (its fields and
+/// their lengths; catalog.md §4), and on how many documents hold the term (its idf, taken when
+/// a query asks): so a new version's index is the previous one's with the lists of the changed
+/// documents' terms redone (`updated`), and a list no change touched is shared with it.
 class index {
  public:
-  /// `docs` in listing order; they must outlive the index.
-  explicit index(std::vector<const document*> docs);
+  /// `docs` in listing order, `keys` their listing keys (ascending, one per document): a key
+  /// names the same item in every version, so `updated` can tell what changed.
+  index(std::vector<std::shared_ptr<const document>> docs, std::vector<std::uint64_t> keys);
+
+  /// The index of `docs`/`keys` (as the constructor's) made from `base`'s: equal to the one the
+  /// constructor builds (the same hits, score for score), at a cost in proportion to the
+  /// changed documents' terms and lists, not the catalog. Nothing when a document that both
+  /// hold moved in listing order (an item before it left) or when more than an eighth of the
+  /// documents changed: then the constructor is cheaper or as cheap, and `docs` and `keys` are
+  /// left as they were for it (they are taken only when an index is returned).
+  static std::optional<index> updated(const index& base, std::vector<std::shared_ptr<const document>>&& docs,
+                                      std::vector<std::uint64_t>&& keys);
 
   /// Every document that shares a term with the query, best first; ties keep listing order.
   /// The whole ranking, scored exhaustively: the reference `top` is checked against.
@@ -68,30 +89,55 @@ class index {
   std::size_t size() const { return docs_.size(); }
   /// The origin of a document as a number from 0 to origins() - 1.
   std::uint32_t origin_of(std::size_t position) const { return origin_ids_[position]; }
-  std::size_t origins() const { return origin_count_; }
+  std::size_t origins() const { return origin_numbers_.size(); }
 
  private:
-  /// A document's posting for a term: what the term adds to its score there (BM25F of the
-  /// term's fields in it), computed once when the index is built. Scoring reads postings in
-  /// order and nothing else, so a sparse term in a large catalog costs no cache miss per hit.
+  index() = default;
+
+  /// A document's posting for a term: BM25F's saturated term weight of the term's fields in it,
+  /// computed once; a query multiplies it by the term's idf. Scoring reads postings in order
+  /// and nothing else, so a sparse term in a large catalog costs no cache miss per hit.
   struct posting {
     std::uint32_t doc;
-    float contribution;
+    float weight;
   };
-  /// Postings per block of one term's list: each block keeps the best contribution in it.
+  /// Postings per block of one term's list: each block keeps the best weight in it.
   static constexpr std::size_t block = 64;
   struct term_postings {
     std::vector<posting> list;      // listing order
-    float best = 0;                 // the best contribution in `list`
-    std::vector<float> block_best;  // the best contribution in list[b * block, (b + 1) * block)
+    float best = 0;                 // the best weight in `list`
+    std::vector<float> block_best;  // the best weight in list[b * block, (b + 1) * block); none for one block
+
+    /// `best` and `block_best` of `list`.
+    void bound();
+    float block_bound(std::size_t b) const { return block_best.empty() ? best : block_best[b]; }
+  };
+  /// A term of a query and what one unit of its weight adds to a score.
+  struct query_term {
+    const term_postings* postings;
+    double idf;
   };
   /// The terms of the query this index knows, in the order scores add them up (sorted, distinct).
-  std::vector<const term_postings*> terms_of(const std::vector<std::string>& query_terms) const;
+  std::vector<query_term> terms_of(const std::vector<std::string>& query_terms) const;
+  /// Gives `position` the number of `origin`, a new one if no document had it.
+  void number_origin(std::size_t position, const std::string& origin);
 
-  std::vector<const document*> docs_;
-  term_map<term_postings> postings_;  // terms are in the documents' text
+  /// Terms to their lists, in shards by the top bits of the term's hash: `updated` copies the
+  /// shards a change touches, not every term (at 65,536 items a copy of all of them cost more
+  /// than the change).
+  using term_shard = term_map<std::shared_ptr<term_postings>>;
+  std::size_t shard_of(std::size_t hash) const { return hash >> shard_shift_; }
+  /// The lists of `term` (its hash `h`), null when no document holds it.
+  const term_postings* postings_of(std::string_view term, std::size_t h) const;
+
+  std::vector<std::shared_ptr<const document>> docs_;
+  std::vector<std::uint64_t> keys_;
+  // Terms are in the documents' text. A shard or a list is shared by every index it is the same
+  // in, so none is changed once its index is made: `updated` replaces them, never edits one.
+  std::vector<std::shared_ptr<term_shard>> shards_;  // a power of two of them; null: no term
+  unsigned shard_shift_ = 63;
   std::vector<std::uint32_t> origin_ids_;
-  std::size_t origin_count_ = 0;
+  std::unordered_map<std::string, std::uint32_t> origin_numbers_;
 };
 
 /// At most `per_origin` hits of one origin keep their place; the others move to the end, in
