@@ -420,14 +420,14 @@ namespace {
 
 /// The documents and listing keys of a snapshot, as the catalog gives them to its index.
 struct listed_docs {
-  std::vector<std::shared_ptr<const search::document>> docs;
+  std::vector<const search::document*> docs;
   std::vector<std::uint64_t> keys;
 };
 
 listed_docs docs_of(const catalog::snapshot& s) {
   listed_docs out;
   for (auto& it : s.items) {
-    out.docs.emplace_back(it->record().content, &it->record().content->doc);
+    out.docs.push_back(&it->record().content->doc);
     out.keys.push_back(it->record().seq);
   }
   return out;
@@ -494,6 +494,9 @@ CAF_TEST(an index updated from the last version finds what one built whole finds
     s.items.push_back(catalog::make_item(std::move(r), 0));
   };
   for (int round = 0; round < 6; ++round) {
+    // The update reads the last version's documents; nothing holds them after it, as in the
+    // catalog once that version's snapshots are gone.
+    auto last_version = s.items;
     // A rare word comes and goes with one item; a common one changes its count; items come at
     // the end (a new origin among them) and the last one leaves. The first item, where the
     // index found most terms first, changes its description and keeps its route ("example",
@@ -512,12 +515,14 @@ CAF_TEST(an index updated from the last version finds what one built whole finds
   }
   // The update declines, leaving the listing for a whole build, when an item before others
   // left (their positions moved) and when more than an eighth of the items changed.
+  const auto current_items = s.items;  // the documents of `current`
   s.items.erase(s.items.begin() + 10);
   auto moved = docs_of(s);
   CAF_CHECK(!search::index::updated(*current, std::move(moved.docs), std::move(moved.keys)).has_value());
   CAF_CHECK_EQUAL(moved.docs.size(), s.items.size());
   CAF_CHECK_EQUAL(moved.keys.size(), s.items.size());
   search::index base{docs_of(s).docs, docs_of(s).keys};
+  const auto base_items = s.items;  // base's documents, alive through the updates below
   const auto eighth = s.items.size() / 8;
   for (std::size_t i = 0; i < eighth; ++i) replace(i, "Rewritten weather " + std::to_string(i) + ".");
   auto at_limit = docs_of(s);

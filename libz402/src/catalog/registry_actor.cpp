@@ -13,7 +13,7 @@ using self_ptr = registry_actor::stateful_pointer<registry_state>;
 void publish_now(self_ptr self) {
   auto& st = self->state;
   // The index holds positions and contents, which only these changes move.
-  if (st.content_changed || !st.indexes) st.indexes = content_indexes::after(st.indexes);
+  if (st.content_changed || !st.indexes) st.indexes = content_indexes::after(st.store->load());
   st.content_changed = false;
   st.unpublished = false;
   std::shared_ptr<const std::vector<payment_record>> payments;

@@ -23,7 +23,7 @@ void set_link(self_ptr self, primary_link link) {
 void publish(self_ptr self, bool content_changed, std::size_t bytes, std::size_t providers,
              std::vector<payment_record> payments = {}) {
   auto& st = self->state;
-  if (content_changed || !st.indexes) st.indexes = content_indexes::after(st.indexes);
+  if (content_changed || !st.indexes) st.indexes = content_indexes::after(st.store->load());
   auto now = st.ctx.clock->now_ms();
   auto counted = payments.empty() ? nullptr : std::make_shared<const std::vector<payment_record>>(std::move(payments));
   auto snap = make_snapshot(st.epoch, st.version, st.items, bytes, providers, now, st.indexes, std::move(counted));

@@ -11,26 +11,25 @@ item_list::iterator position_of(item_list& items, std::uint64_t seq) {
   return std::lower_bound(items.begin(), items.end(), seq, [](const item_ptr& it, std::uint64_t s) { return it->record().seq < s; });
 }
 
-std::shared_ptr<const content_indexes> content_indexes::after(const std::shared_ptr<const content_indexes>& previous) {
+std::shared_ptr<const content_indexes> content_indexes::after(const std::shared_ptr<const snapshot>& previous) {
   auto next = std::make_shared<content_indexes>();
-  if (previous) next->base_.store(previous->built_search() ? previous : previous->base_.load());
+  if (previous) next->base_.store(previous->indexes->built_search() ? previous : previous->indexes->base_.load());
   return next;
 }
 
 const search::index& content_indexes::search(const item_list& items) const {
   std::call_once(search_built_, [&] {
-    std::vector<std::shared_ptr<const search::document>> docs;
+    std::vector<const search::document*> docs;
     std::vector<std::uint64_t> keys;
     docs.reserve(items.size());
     keys.reserve(items.size());
     for (auto& it : items) {
-      auto& content = it->record().content;
-      docs.emplace_back(content, &content->doc);  // shares the content's ownership
+      docs.push_back(&it->record().content->doc);
       keys.push_back(it->record().seq);
     }
     std::optional<search::index> made;
-    if (auto base = base_.exchange(nullptr); base)
-      if (auto* from = base->built_search()) made = search::index::updated(*from, std::move(docs), std::move(keys));
+    if (auto base = base_.exchange(nullptr); base)  // alive to the end of the update
+      if (auto* from = base->indexes->built_search()) made = search::index::updated(*from, std::move(docs), std::move(keys));
     search_ = made ? std::make_unique<search::index>(std::move(*made)) : std::make_unique<search::index>(std::move(docs), std::move(keys));
     search_ready_.store(true, std::memory_order_release);
   });

@@ -173,7 +173,7 @@ void index::number_origin(std::size_t position, const std::string& origin) {
   origin_ids_[position] = known->second;
 }
 
-index::index(std::vector<std::shared_ptr<const document>> docs, std::vector<std::uint64_t> keys)
+index::index(std::vector<const document*> docs, std::vector<std::uint64_t> keys)
     : docs_(std::move(docs)), keys_(std::move(keys)) {
   // About 64 documents' terms a shard (at least two shards, at most 4,096).
   unsigned bits = 1;
@@ -215,8 +215,7 @@ const index::term_postings* index::postings_of(std::string_view term, std::size_
   return found ? found->get() : nullptr;
 }
 
-std::optional<index> index::updated(const index& base, std::vector<std::shared_ptr<const document>>&& docs,
-                                    std::vector<std::uint64_t>&& keys) {
+std::optional<index> index::updated(const index& base, std::vector<const document*>&& docs, std::vector<std::uint64_t>&& keys) {
   // What changed, from the two listings in key order: each removed document's terms and each
   // added one's postings (a changed document is both). A document both hold must keep its
   // position: every posting after one that moved would have to be renumbered.

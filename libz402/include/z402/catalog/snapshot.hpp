@@ -32,6 +32,8 @@ class filter_index {
   std::unordered_map<std::string, std::vector<std::pair<std::uint64_t, std::uint32_t>>> by_price_;  // by asset
 };
 
+struct snapshot;
+
 /// The indexes of one content version: built by the first read that needs each (a reader,
 /// never a writer), then shared by every snapshot with the same content, since count and
 /// lastSeen updates keep each item's content and position. The search index of a version is
@@ -39,9 +41,10 @@ class filter_index {
 /// that first search in proportion to what changed, not to the catalog.
 class content_indexes {
  public:
-  /// The indexes of the content version after `previous`'s (null: the first). It keeps the
-  /// latest built search index of `previous` or its base until its own is made, never a chain.
-  static std::shared_ptr<const content_indexes> after(const std::shared_ptr<const content_indexes>& previous);
+  /// The indexes of the content version after `previous`'s (null: the first). Until its own
+  /// search index is made it keeps `previous`, or the snapshot `previous` was to be made from,
+  /// whichever has a built search index (never a chain): that index and its documents.
+  static std::shared_ptr<const content_indexes> after(const std::shared_ptr<const snapshot>& previous);
 
   const search::index& search(const item_list& items) const;
 
@@ -58,8 +61,9 @@ class content_indexes {
   mutable std::unique_ptr<search::index> search_;
   mutable std::atomic<bool> search_ready_{false};
   mutable std::unique_ptr<filter_index> filters_;
-  // The version whose built search index this one's is made from; let go once it is made.
-  mutable std::atomic<std::shared_ptr<const content_indexes>> base_;
+  // The snapshot whose built search index this one's is made from (its items hold the index's
+  // documents); let go once it is made.
+  mutable std::atomic<std::shared_ptr<const snapshot>> base_;
 };
 
 struct snapshot {

@@ -61,17 +61,18 @@ struct hit {
 class index {
  public:
   /// `docs` in listing order, `keys` their listing keys (ascending, one per document): a key
-  /// names the same item in every version, so `updated` can tell what changed.
-  index(std::vector<std::shared_ptr<const document>> docs, std::vector<std::uint64_t> keys);
+  /// names the same item in every version, so `updated` can tell what changed. The documents
+  /// must outlive the index (the catalog's snapshots hold them).
+  index(std::vector<const document*> docs, std::vector<std::uint64_t> keys);
 
   /// The index of `docs`/`keys` (as the constructor's) made from `base`'s: equal to the one the
   /// constructor builds (the same hits, score for score), at a cost in proportion to the
   /// changed documents' terms and lists, not the catalog. Nothing when a document that both
   /// hold moved in listing order (an item before it left) or when more than an eighth of the
   /// documents changed: then the constructor is cheaper or as cheap, and `docs` and `keys` are
-  /// left as they were for it (they are taken only when an index is returned).
-  static std::optional<index> updated(const index& base, std::vector<std::shared_ptr<const document>>&& docs,
-                                      std::vector<std::uint64_t>&& keys);
+  /// left as they were for it (they are taken only when an index is returned). `base`'s
+  /// documents must be alive through the call, not after it.
+  static std::optional<index> updated(const index& base, std::vector<const document*>&& docs, std::vector<std::uint64_t>&& keys);
 
   /// Every document that shares a term with the query, best first; ties keep listing order.
   /// The whole ranking, scored exhaustively: the reference `top` is checked against.
@@ -130,7 +131,7 @@ class index {
   /// The lists of `term` (its hash `h`), null when no document holds it.
   const term_postings* postings_of(std::string_view term, std::size_t h) const;
 
-  std::vector<std::shared_ptr<const document>> docs_;
+  std::vector<const document*> docs_;
   std::vector<std::uint64_t> keys_;
   // Terms are in the documents' text. A shard or a list is shared by every index it is the same
   // in, so none is changed once its index is made: `updated` replaces them, never edits one.
