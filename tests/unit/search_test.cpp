@@ -533,3 +533,35 @@ CAF_TEST(an index updated from the last version finds what one built whole finds
   auto past_limit = docs_of(s);
   CAF_CHECK(!search::index::updated(base, std::move(past_limit.docs), std::move(past_limit.keys)).has_value());
 }
+
+CAF_TEST(a content version keeps the last searched one for at most 64 versions) {
+  // The first version is searched; then each version rewrites the first item and nobody
+  // searches. The searched version's snapshot is kept (its index and documents, to update from)
+  // for 64 content versions, then let go with the old content it held, and the next search
+  // builds whole and finds the newest text.
+  auto rows = std::vector<listing>(catalog_rows.begin(), catalog_rows.begin() + 10);
+  auto first = std::make_shared<catalog::snapshot>(snapshot_of(rows));
+  first->indexes = catalog::content_indexes::after(nullptr);
+  CAF_REQUIRE(!first->search_index_of().rank(search::tokenize("weather")).empty());
+  std::weak_ptr<const catalog::item_content> searched_content = first->items[0]->record().content;
+  catalog::snapshot_ptr last = first;
+  first.reset();
+  auto next_version = [&](std::uint64_t v) {
+    auto items = last->items;
+    auto r = items[0]->record();
+    listing l = rows[0];
+    auto description = "Revision " + std::string(1, static_cast<char>('a' + v % 26)) + " of the weather.";
+    l.description = description.c_str();
+    r.content = catalog::make_content(fields_of(l), "GET");
+    items[0] = catalog::make_item(std::move(r), 0);
+    last = catalog::make_snapshot(1, v + 1, std::move(items), 0, 1, 0, catalog::content_indexes::after(last));
+  };
+  for (std::uint64_t v = 1; v <= catalog::content_indexes::max_versions_behind; ++v) next_version(v);
+  CAF_CHECK(!searched_content.expired());  // at the limit: kept to update from
+  next_version(catalog::content_indexes::max_versions_behind + 1);
+  CAF_CHECK(searched_content.expired());  // one past it: let go
+  auto newest = "revision " + std::string(1, static_cast<char>('a' + (catalog::content_indexes::max_versions_behind + 1) % 26));
+  auto hits = last->search_index_of().rank(search::tokenize(newest));
+  CAF_REQUIRE(!hits.empty());
+  CAF_CHECK_EQUAL(hits[0].position, 0u);
+}

@@ -13,7 +13,16 @@ item_list::iterator position_of(item_list& items, std::uint64_t seq) {
 
 std::shared_ptr<const content_indexes> content_indexes::after(const std::shared_ptr<const snapshot>& previous) {
   auto next = std::make_shared<content_indexes>();
-  if (previous) next->base_.store(previous->indexes->built_search() ? previous : previous->indexes->base_.load());
+  if (!previous) return next;
+  auto& last = *previous->indexes;
+  next->content_version_ = last.content_version_ + 1;
+  const bool built = last.built_search() != nullptr;
+  auto base = built ? previous : last.base_.load();
+  const auto base_version = built ? last.content_version_ : last.base_version_;
+  if (base && next->content_version_ - base_version <= max_versions_behind) {
+    next->base_version_ = base_version;
+    next->base_.store(std::move(base));
+  }
   return next;
 }
 

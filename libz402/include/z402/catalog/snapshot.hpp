@@ -43,8 +43,11 @@ class content_indexes {
  public:
   /// The indexes of the content version after `previous`'s (null: the first). Until its own
   /// search index is made it keeps `previous`, or the snapshot `previous` was to be made from,
-  /// whichever has a built search index (never a chain): that index and its documents.
+  /// whichever has a built search index (never a chain): that index and its documents. Not one
+  /// more than `max_versions_behind` content versions old: with no search for that long, the
+  /// next one builds whole rather than the catalog keeping the old contents of every change.
   static std::shared_ptr<const content_indexes> after(const std::shared_ptr<const snapshot>& previous);
+  static constexpr std::uint64_t max_versions_behind = 64;
 
   const search::index& search(const item_list& items) const;
 
@@ -64,6 +67,8 @@ class content_indexes {
   // The snapshot whose built search index this one's is made from (its items hold the index's
   // documents); let go once it is made.
   mutable std::atomic<std::shared_ptr<const snapshot>> base_;
+  std::uint64_t content_version_ = 0;  // content versions made before this one
+  std::uint64_t base_version_ = 0;     // base_'s content version (set with it, never changed)
 };
 
 struct snapshot {
