@@ -17,9 +17,10 @@ constexpr std::array<double, field_count> weight{3.0, 3.0, 2.0, 2.0, 1.0, 1.0, 1
 constexpr std::array<double, field_count> length_norm{0.3, 0.3, 0.75, 0.3, 0.5, 0.0, 0.0};
 // The length a field is normalised against: a typical listing's (terms with their repeats),
 // between the averages of the search suite's listings (name 1.9, route 4.5, description 7.4,
-// parameters 1.6, tags 1.8) and of the benchmark's catalog (2, 7, 16.4, 10, 2). BM25F's is the catalog's average, which every item
-// change moves, and with it every weight of every document: a fixed one keeps a document's
-// weights its own, so a change redoes only the changed documents' postings (index::updated).
+// parameters 1.6, tags 1.8) and of the benchmark's catalog (2, 7, 16.4, 10, 2). BM25F's is
+// the catalog's average, which every item change moves, and with it every weight of every
+// document: a fixed one keeps a document's weights its own, so a change redoes only the
+// changed documents' postings (index::updated).
 constexpr std::array<double, field_count> typical_length{2.0, 6.0, 10.0, 4.0, 2.0, 1.0, 2.0};
 constexpr double k1 = 1.2;
 // Below this share of distinct terms a field counts as stuffed, and the whole listing's weight
@@ -385,7 +386,7 @@ std::vector<hit> index::rank(const std::vector<std::string>& query_terms) const 
   for (auto& t : terms_of(query_terms))
     for (auto& p : t.postings->list) {
       if (scores[p.doc] == 0.0) touched.push_back(p.doc);
-      scores[p.doc] += t.idf * p.weight;
+      scores[p.doc] += t.score(p);
     }
   std::vector<hit> hits;
   hits.reserve(touched.size());
@@ -418,7 +419,7 @@ std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::si
   // (the essential ones) propose documents; the prefix's are looked up for those.
   std::vector<std::size_t> order(m);
   for (std::size_t i = 0; i < m; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return terms[a].idf * terms[a].postings->best < terms[b].idf * terms[b].postings->best; });
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return terms[a].best() < terms[b].best(); });
   std::vector<double> cap(m, 0.0);  // the best of each non-essential term, 0 for the essential ones
   std::vector<double> bound(m);
   std::vector<std::size_t> at(m, 0);  // each term's next posting (indexed as `terms`)
@@ -445,7 +446,7 @@ std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::si
         auto& list = terms[i].postings->list;
         if (at[i] >= list.size()) continue;
         auto b = at[i] / block;
-        bound[i] = terms[i].idf * terms[i].postings->block_bound(b);
+        bound[i] = terms[i].block_best(b);
         end = std::min(end, list[std::min(list.size(), (b + 1) * block) - 1].doc);
       }
       if (sum(bound) <= kth) {
@@ -458,7 +459,7 @@ std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::si
     }
     std::fill(parts.begin(), parts.end(), 0.0);
     for (auto j = essential; j < m; ++j)
-      if (auto i = order[j]; current(i) == doc) parts[i] = terms[i].idf * terms[i].postings->list[at[i]++].weight;
+      if (auto i = order[j]; current(i) == doc) parts[i] = terms[i].score(terms[i].postings->list[at[i]++]);
     if (allowed) {
       allowed_at = static_cast<std::size_t>(std::lower_bound(allowed->begin() + static_cast<std::ptrdiff_t>(allowed_at), allowed->end(), doc) -
                                             allowed->begin());
@@ -470,7 +471,7 @@ std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::si
       auto it = std::lower_bound(list.begin() + static_cast<std::ptrdiff_t>(at[i]), list.end(), doc,
                                  [](const posting& p, std::uint32_t d) { return p.doc < d; });
       at[i] = static_cast<std::size_t>(it - list.begin());
-      if (it != list.end() && it->doc == doc) parts[i] = terms[i].idf * it->weight;
+      if (it != list.end() && it->doc == doc) parts[i] = terms[i].score(*it);
     }
     // Added up in the terms' sorted order, as rank() does, so a score is the same double there.
     const double score = sum(parts);
@@ -488,7 +489,7 @@ std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::si
       kth = best.front().score;
       for (; essential < m; ++essential) {
         bound = cap;
-        bound[order[essential]] = terms[order[essential]].idf * terms[order[essential]].postings->best;
+        bound[order[essential]] = terms[order[essential]].best();
         if (sum(bound) > kth) break;
         cap.swap(bound);
       }

@@ -113,10 +113,15 @@ class index {
     void bound();
     float block_bound(std::size_t b) const { return block_best.empty() ? best : block_best[b]; }
   };
-  /// A term of a query and what one unit of its weight adds to a score.
+  /// A term of a query and what one unit of its weight adds to a score. Scores and their
+  /// bounds are taken here only, so a bound is the same product as the scores it bounds.
   struct query_term {
     const term_postings* postings;
     double idf;
+
+    double score(const posting& p) const { return idf * p.weight; }
+    double best() const { return idf * postings->best; }
+    double block_best(std::size_t b) const { return idf * postings->block_bound(b); }
   };
   /// The terms of the query this index knows, in the order scores add them up (sorted, distinct).
   std::vector<query_term> terms_of(const std::vector<std::string>& query_terms) const;
