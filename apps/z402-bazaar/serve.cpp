@@ -59,6 +59,10 @@ catalog::catalog_load load_catalog_records(const std::filesystem::path& file, co
   if (loaded.state == catalog::catalog_load::status::corrupt)
     log.error("the catalog file " + file.string() + " is corrupt (" + loaded.problem + "); moved aside to " +
               loaded.moved_aside.string() + "; starting with an empty catalog that the next heartbeats rebuild");
+  if (!loaded.journal_problem.empty())
+    log.error("the catalog journal " + catalog::journal_path(file).string() + " is corrupt (" + loaded.journal_problem +
+              "); moved aside to " + loaded.journal_moved_aside.string() +
+              "; starting from the catalog file alone, which the next heartbeats bring up to date");
   // Items of providers removed while the server was down do not come back.
   auto dropped = std::erase_if(loaded.records, [&](auto& r) { return keys.find(r.provider) == nullptr; });
   // A follower resumes from the state the file holds only if it serves it as it was: every item

@@ -7,7 +7,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
 #include <string_view>
+
+#include <unistd.h>
 
 namespace z402::fuzz {
 
@@ -23,6 +27,16 @@ inline void require(bool holds, const char* what) {
   if (holds) return;
   std::fprintf(stderr, "fuzz property violated: %s\n", what);
   std::abort();
+}
+
+/// A directory of this process's own for targets that write files: thousands of writes a
+/// second, so in memory (/dev/shm) where there is one, not on a disk the other tests fsync to.
+inline std::filesystem::path scratch_dir(const std::string& name) {
+  std::error_code ec;
+  auto base = std::filesystem::is_directory("/dev/shm", ec) ? std::filesystem::path{"/dev/shm"} : std::filesystem::temp_directory_path();
+  auto dir = base / ("z402-fuzz-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 inline std::string_view text_of(const std::uint8_t* data, std::size_t size) {

@@ -7,6 +7,7 @@
 
 #include "z402/catalog/feed_actor.hpp"
 #include "z402/catalog/persistence_actor.hpp"
+#include "z402/config/atomic_file.hpp"
 #include "z402/catalog/provider_actor.hpp"
 #include "z402/catalog/registry_actor.hpp"
 #include "z402/wire/iso_time.hpp"
@@ -146,6 +147,9 @@ CAF_TEST(persistence answers a flush with true once the newest snapshot is on di
   auto committed = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                                  catalog::item_change{{item(1, "https://a.example.com/x")}, {}, {}}, true);
   CAF_CHECK(answers_true(committed));
+  advance(2s);  // saved within the interval: appended to the journal
+  auto appended = *config::read_file(catalog::journal_path(file));
+  CAF_CHECK_EQUAL(std::count(appended.begin(), appended.end(), '\n'), 3);  // head, the item, its commit
   auto flushed = self->request(persistence, caf::infinite, catalog::atom::flush::value);
   CAF_CHECK(answers_true(flushed));
   CAF_REQUIRE(std::filesystem::exists(file));
@@ -153,6 +157,10 @@ CAF_TEST(persistence answers a flush with true once the newest snapshot is on di
   CAF_REQUIRE(load.state == catalog::catalog_load::status::loaded);
   CAF_REQUIRE_EQUAL(load.records.size(), 1u);
   CAF_CHECK_EQUAL(load.records[0].identity.resource, "https://a.example.com/x");
+  // A flush (a clean stop) leaves the catalog in the file alone: the journal is its head.
+  CAF_CHECK(config::read_file(file)->find("https://a.example.com/x") != std::string::npos);
+  auto journal = *config::read_file(catalog::journal_path(file));
+  CAF_CHECK_EQUAL(std::count(journal.begin(), journal.end(), '\n'), 1);
   self->send_exit(registry, caf::exit_reason::user_shutdown);
   self->send_exit(persistence, caf::exit_reason::user_shutdown);
 }

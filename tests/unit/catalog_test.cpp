@@ -8,6 +8,9 @@
 #include "z402/wire/iso_time.hpp"
 
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <ranges>
 
 using namespace z402;
 using namespace std::chrono_literals;
@@ -423,6 +426,8 @@ CAF_TEST(the catalog file holds one item a line and older one line files still l
   start_engine({}, {}, file);
   declare("p1", array{item("https://a.example.com/1"), item("https://a.example.com/2")});
   advance(2s);
+  // A run's first save writes the file whole.
+  start_engine({}, catalog::load_catalog(file, wall->now_ms()).records, file);
   auto text = *config::read_file(file);
   CAF_CHECK_EQUAL(std::count(text.begin(), text.end(), '\n'), 3);  // head, two items, end
   CAF_CHECK(boost::json::parse(text).at("items").as_array().size() == 2u);  // still one document
@@ -433,9 +438,8 @@ CAF_TEST(the catalog file holds one item a line and older one line files still l
   CAF_REQUIRE(loaded.state == catalog::catalog_load::status::loaded);
   CAF_CHECK_EQUAL(loaded.records.size(), 2u);
   // A file cut after its first item is corrupt, not half a catalog.
-  start_engine({}, {}, file);
-  declare("p1", array{item("https://a.example.com/1"), item("https://a.example.com/2")});
-  advance(2s);
+  std::filesystem::remove(catalog::journal_path(file));
+  start_engine({}, loaded.records, file);
   auto lines = *config::read_file(file);
   // A head without the position (files written before it was kept) loads, with none to resume.
   auto old_head = std::string{"{\"format\":\"z402-catalog\",\"version\":1,"} + lines.substr(lines.find("\"items\":["));
@@ -451,6 +455,172 @@ CAF_TEST(the catalog file holds one item a line and older one line files still l
   CAF_CHECK(catalog::load_catalog(file, 45).state == catalog::catalog_load::status::corrupt);
   CAF_CHECK(config::write_file_atomically(file, lines.substr(0, lines.find('\n', lines.find('\n') + 1) + 1)).has_value());
   CAF_CHECK(catalog::load_catalog(file, 44).state == catalog::catalog_load::status::corrupt);
+}
+
+// The journal's lines after byte `from`, by kind.
+std::map<std::string, int> journal_lines_after(const std::filesystem::path& file, std::size_t from) {
+  auto text = *config::read_file(catalog::journal_path(file));
+  std::map<std::string, int> kinds;
+  for (auto line : std::views::split(std::string_view{text}.substr(from), '\n')) {
+    std::string_view l{line.begin(), line.end()};
+    if (!l.empty()) ++kinds[std::string{l.substr(2, l.find('"', 2) - 2)}];
+  }
+  return kinds;
+}
+
+std::size_t journal_size(const std::filesystem::path& file) { return std::filesystem::file_size(catalog::journal_path(file)); }
+
+CAF_TEST(a save after the first appends to the journal only what changed) {
+  auto file = dir.path / "catalog.json";
+  start_engine({}, {}, file);
+  declare("p1", array{item("https://a.example.com/1"), item("https://a.example.com/2")}, "d1");
+  declare("p2", array{item("https://b.example.com/1")});
+  advance(2s);
+  auto file_text = *config::read_file(file);  // the run's first save: the catalog before any item
+  auto lines = journal_lines_after(file, 0);
+  CAF_CHECK_EQUAL(lines["item"], 3);
+  CAF_CHECK_EQUAL(lines["commit"], 1);
+  // A heartbeat: two lines of six numbers, not the items.
+  auto before = journal_size(file);
+  advance(30s);
+  CAF_REQUIRE(repeat("p1", "d1").state == catalog::write_outcome::status::ok);
+  advance(2s);
+  lines = journal_lines_after(file, before);
+  CAF_CHECK_EQUAL(lines["state"], 2);
+  CAF_CHECK_EQUAL(lines["item"], 0);
+  CAF_CHECK_LESS(journal_size(file) - before, 400u);
+  // One item rewritten: that item; a provider gone: its item removed.
+  before = journal_size(file);
+  declare("p1", array{item("https://a.example.com/1", "Rewritten."), item("https://a.example.com/2")});
+  engine->forget_provider("p2");
+  advance(2s);
+  lines = journal_lines_after(file, before);
+  CAF_CHECK_EQUAL(lines["item"], 1);
+  CAF_CHECK_EQUAL(lines["state"], 1);  // the other item's lastSeen moved on
+  CAF_CHECK_EQUAL(lines["removed"], 1);
+  CAF_CHECK_EQUAL(lines["commit"], 2);  // the first change after a quiet second is saved at once
+  // Nothing changed: nothing saved.
+  before = journal_size(file);
+  advance(2s);
+  CAF_CHECK_EQUAL(journal_size(file), before);
+  CAF_CHECK(*config::read_file(file) == file_text);  // the file itself was not written again
+  // The file and its journal load as the catalog is, at its position.
+  auto loaded = catalog::load_catalog(file, wall->now_ms());
+  CAF_REQUIRE(loaded.state == catalog::catalog_load::status::loaded);
+  CAF_CHECK(loaded.journal_problem.empty());
+  CAF_REQUIRE_EQUAL(loaded.records.size(), snap()->items.size());
+  for (std::size_t i = 0; i < loaded.records.size(); ++i) {
+    auto& r = snap()->items[i]->record();
+    CAF_CHECK_EQUAL(loaded.records[i].seq, r.seq);
+    CAF_CHECK_EQUAL(loaded.records[i].last_seen_ms, r.last_seen_ms);
+    CAF_CHECK_EQUAL(loaded.records[i].last_updated_ms, r.last_updated_ms);
+    CAF_CHECK_EQUAL(loaded.records[i].content->json, r.content->json);
+  }
+  CAF_CHECK_EQUAL(loaded.position.version, snap()->version);
+}
+
+CAF_TEST(a journal is folded into the catalog file past the file and past a floor) {
+  CAF_CHECK(!catalog::journal_full(catalog::journal_fold_floor, 0));
+  CAF_CHECK(catalog::journal_full(catalog::journal_fold_floor + 1, 0));
+  CAF_CHECK(!catalog::journal_full(3 * catalog::journal_fold_floor, 3 * catalog::journal_fold_floor));
+  CAF_CHECK(catalog::journal_full(3 * catalog::journal_fold_floor + 1, 3 * catalog::journal_fold_floor));
+  // Heartbeats of 128 items until the journal passes the floor: the next save writes the file.
+  auto file = dir.path / "catalog.json";
+  start_engine({}, {}, file);
+  array items;
+  for (int i = 0; i < 128; ++i) items.push_back(item("https://a.example.com/" + std::to_string(i)));
+  declare("p1", items, "d1");
+  advance(2s);
+  auto empty_file = *config::read_file(file);
+  while (journal_size(file) <= catalog::journal_fold_floor) {
+    CAF_REQUIRE(repeat("p1", "d1").state == catalog::write_outcome::status::ok);
+    advance(2s);
+    CAF_REQUIRE(*config::read_file(file) == empty_file);
+  }
+  CAF_REQUIRE(repeat("p1", "d1").state == catalog::write_outcome::status::ok);
+  advance(2s);
+  CAF_CHECK(*config::read_file(file) != empty_file);
+  auto lines = journal_lines_after(file, 0);
+  CAF_CHECK_EQUAL(lines.size(), 1u);  // its head alone
+  auto loaded = catalog::load_catalog(file, wall->now_ms());
+  CAF_REQUIRE_EQUAL(loaded.records.size(), 128u);
+  CAF_CHECK_EQUAL(loaded.records[0].last_seen_ms, snap()->items[0]->record().last_seen_ms);
+}
+
+CAF_TEST(a torn journal append is ignored and a broken committed batch moves the journal aside) {
+  auto file = dir.path / "catalog.json";
+  auto journal = catalog::journal_path(file);
+  start_engine({}, {}, file);
+  declare("p1", array{item("https://a.example.com/1"), item("https://a.example.com/2")}, "d1");
+  advance(2s);
+  auto good = *config::read_file(journal);
+  auto version = catalog::load_catalog(file, wall->now_ms()).position.version;
+  auto append = [&](const std::string& text) { std::ofstream{journal, std::ios::app | std::ios::binary} << text; };
+  // A crash mid-append: a line cut short, or whole lines without their commit.
+  append(R"({"state":{"seq":1,"declared":true,"lastSe)");
+  auto torn = catalog::load_catalog(file, wall->now_ms());
+  CAF_CHECK(torn.journal_problem.empty());
+  CAF_CHECK_EQUAL(torn.records.size(), 2u);
+  CAF_CHECK_EQUAL(torn.position.version, version);
+  CAF_CHECK(config::write_file_atomically(journal, good + "{\"removed\":" + std::to_string(snap()->items[0]->record().seq) + "}\n").has_value());
+  auto uncommitted = catalog::load_catalog(file, wall->now_ms());
+  CAF_CHECK(uncommitted.journal_problem.empty());
+  CAF_CHECK_EQUAL(uncommitted.records.size(), 2u);
+  // The next save cuts a torn append off: its batch lands whole after the last good one.
+  advance(30s);
+  CAF_REQUIRE(repeat("p1", "d1").state == catalog::write_outcome::status::ok);
+  advance(2s);
+  auto saved = catalog::load_catalog(file, wall->now_ms());
+  CAF_CHECK(saved.journal_problem.empty());
+  CAF_CHECK_EQUAL(saved.records.size(), 2u);
+  CAF_CHECK_EQUAL(saved.records[0].last_seen_ms, snap()->items[0]->record().last_seen_ms);
+  // A broken line, or a change to an item the catalog does not hold, before a commit: the
+  // journal is moved aside and the file's items load alone.
+  std::string commit = R"({"commit":{"epoch":"1","catalogVersion":99,"day":1}})";
+  for (auto bad : {std::string{"not json\n"}, std::string{R"({"state":{"seq":777,"declared":true,"lastSeen":1,"lastUpdated":1,"paidCalls":1,"paidDay":1}})"} + "\n",
+                   std::string{R"({"removed":777})"} + "\n", std::string{R"({"other":1})"} + "\n"}) {
+    CAF_CHECK(config::write_file_atomically(journal, good + bad + commit + "\n").has_value());
+    auto broken = catalog::load_catalog(file, 46);
+    CAF_CHECK(!broken.journal_problem.empty());
+    CAF_CHECK(broken.state == catalog::catalog_load::status::loaded);
+    CAF_CHECK_EQUAL(broken.records.size(), 0u);  // the file was written before the items
+    CAF_CHECK(!std::filesystem::exists(journal));
+    CAF_CHECK(std::filesystem::exists(dir.path / "catalog.json.journal.corrupt-46"));
+    std::filesystem::remove(dir.path / "catalog.json.journal.corrupt-46");
+  }
+  // A journal that continues another catalog file (written before this one): left unread.
+  auto other = good;
+  other.replace(other.find("\"catalogVersion\":") + 17, 1, "9");
+  CAF_CHECK(config::write_file_atomically(journal, other).has_value());
+  auto stale = catalog::load_catalog(file, 47);
+  CAF_CHECK(stale.journal_problem.empty());
+  CAF_CHECK_EQUAL(stale.records.size(), 0u);
+  CAF_CHECK(std::filesystem::exists(journal));
+}
+
+CAF_TEST(a journal that cannot be appended fails the save and the next save writes the file whole) {
+  auto file = dir.path / "catalog.json";
+  auto journal = catalog::journal_path(file);
+  start_engine({}, {}, file);
+  declare("p1", array{item("https://a.example.com/1")}, "d1");
+  advance(2s);
+  // The journal's place taken by a directory: neither an append nor a new journal can be written.
+  std::filesystem::remove(journal);
+  std::filesystem::create_directory(journal);
+  advance(30s);
+  CAF_REQUIRE(repeat("p1", "d1").state == catalog::write_outcome::status::ok);
+  advance(2s);
+  auto& stats = *engine->context().stats;
+  CAF_CHECK_GREATER(stats.save_failures.load(), 0u);
+  CAF_CHECK((*stats.last_save_error.load()).find("catalog.json.journal") != std::string::npos);
+  std::filesystem::remove(journal);
+  advance(6s);  // the retry, at most 5 s after the last
+  CAF_CHECK_EQUAL(stats.save_failing_since_ms.load(), 0);
+  auto lines = journal_lines_after(file, 0);
+  CAF_CHECK_EQUAL(lines.size(), 1u);  // written whole: the journal is its head alone
+  auto loaded = catalog::load_catalog(file, wall->now_ms());
+  CAF_REQUIRE_EQUAL(loaded.records.size(), 1u);
+  CAF_CHECK_EQUAL(loaded.records[0].last_seen_ms, snap()->items[0]->record().last_seen_ms);
 }
 
 CAF_TEST(a corrupt catalog file is moved aside) {

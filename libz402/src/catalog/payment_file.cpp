@@ -2,11 +2,8 @@
 
 #include "z402/config/atomic_file.hpp"
 
-#include <cerrno>
 #include <deque>
-#include <fcntl.h>
 #include <string_view>
-#include <unistd.h>
 
 namespace z402::catalog {
 namespace {
@@ -73,29 +70,10 @@ payments_load load_payments(const std::filesystem::path& file, std::int64_t now_
 
 expected<void> append_payments(const std::filesystem::path& file, std::uint64_t& good_bytes,
                                const std::vector<payment_record>& records) {
-  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return config::io_failure(file, "cannot open " + file.string());
   std::string bytes;
   if (good_bytes == 0) bytes.append(header);
   bytes += encode(records);
-  auto fail = [&](const char* what) {
-    auto err = config::io_failure(file, what + (" " + file.string()));
-    ::close(fd);
-    return err;
-  };
-  if (::ftruncate(fd, static_cast<off_t>(good_bytes)) != 0) return fail("cannot truncate");
-  for (std::size_t done = 0; done < bytes.size();) {
-    auto n = ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(good_bytes + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail("cannot write");
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fdatasync(fd) != 0) return fail("cannot sync");
-  ::close(fd);
-  if (good_bytes == 0)  // a new file: its directory entry must reach the disk too
-    if (auto synced = config::sync_directory_of(file); !synced) return synced;
-  good_bytes += bytes.size();
-  return {};
+  return config::append_durably(file, good_bytes, bytes);
 }
 
 expected<void> rewrite_payments(const std::filesystem::path& file, const std::vector<payment_record>& records) {

@@ -1,6 +1,5 @@
 #include "z402/catalog/persistence_actor.hpp"
 
-#include "z402/catalog/catalog_file.hpp"
 #include "z402/catalog/payment_file.hpp"
 #include "z402/config/atomic_file.hpp"
 
@@ -82,14 +81,48 @@ bool save_payments(self_ptr self) {
   return true;
 }
 
-bool write_latest(self_ptr self) {
+// The catalog file, then a journal that names it. Until the new journal is in place the old
+// one names the file before, and a load leaves it unread.
+expected<void> write_whole(self_ptr self, const snapshot& snap) {
+  auto& st = self->state;
+  std::uint64_t bytes = 0;
+  auto written = config::write_file_atomically(st.file, [&](const config::chunk_sink& sink) {
+    serialize_catalog(snap, [&](std::string_view chunk) {
+      bytes += chunk.size();
+      sink(chunk);
+    });
+  });
+  if (!written) return written;
+  auto head = journal_head(snap);
+  if (auto started = config::write_file_atomically(journal_path(st.file), head); !started) return started;
+  st.saved = saved_form(snap);
+  st.file_bytes = bytes;
+  st.journal_bytes = st.journal_head_bytes = head.size();
+  return {};
+}
+
+// What changed since the last save, appended to the journal.
+expected<void> append_changes(self_ptr self, const snapshot& snap) {
+  auto& st = self->state;
+  auto batch = journal_batch(st.saved, snap, st.next_saved);
+  if (auto appended = config::append_durably(journal_path(st.file), st.journal_bytes, batch); !appended) return appended;
+  st.saved.swap(st.next_saved);
+  return {};
+}
+
+// Saves the newest snapshot if it is not on disk; `fold`: in the catalog file alone.
+bool write_latest(self_ptr self, bool fold = false) {
   auto& st = self->state;
   st.writes.acted(self->clock().now());
-  if (!st.latest || st.latest->version == st.written_version) return true;
+  if (!st.latest) return true;
+  bool journaled = st.journal_bytes > st.journal_head_bytes;
+  if (st.latest->version == st.written_version && !(fold && journaled)) return true;
   if (!save_payments(self)) return false;
   auto& snap = *st.latest;
-  auto written = config::write_file_atomically(st.file, [&](const config::chunk_sink& sink) { serialize_catalog(snap, sink); });
+  bool whole = fold || st.journal_bytes == 0 || journal_full(st.journal_bytes, st.file_bytes);
+  auto written = whole ? write_whole(self, snap) : append_changes(self, snap);
   if (!written) {
+    st.journal_bytes = 0;
     failed(self, written.error().reason);
     return false;
   }
@@ -125,7 +158,7 @@ persistence_actor::behavior_type persistence(persistence_actor::stateful_pointer
         self->state.retry_armed = false;
         write_latest(self);
       },
-      [=](atom::flush) { return write_latest(self); },
+      [=](atom::flush) { return write_latest(self, true); },
   };
 }
 

@@ -73,6 +73,29 @@ expected<void> write_file_atomically(const std::filesystem::path& path, const st
   return sync_directory_of(path);
 }
 
+expected<void> append_durably(const std::filesystem::path& path, std::uint64_t& good_bytes, std::string_view bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return io_failure(path, "cannot open " + path.string());
+  auto fail = [&](const char* what) {
+    auto err = io_failure(path, what + (" " + path.string()));
+    ::close(fd);
+    return err;
+  };
+  if (::ftruncate(fd, static_cast<off_t>(good_bytes)) != 0) return fail("cannot truncate");
+  for (std::size_t done = 0; done < bytes.size();) {
+    auto n = ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(good_bytes + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail("cannot write");
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fdatasync(fd) != 0) return fail("cannot sync");
+  ::close(fd);
+  if (good_bytes == 0)  // a new file: its directory entry must reach the disk too
+    if (auto synced = sync_directory_of(path); !synced) return synced;
+  good_bytes += bytes.size();
+  return {};
+}
+
 expected<std::string> read_file(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return error{errc::not_found, path.string(), path.string() + " does not exist"};

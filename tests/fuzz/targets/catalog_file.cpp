@@ -4,23 +4,12 @@
 
 #include "z402/catalog/catalog_file.hpp"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
 Z402_FUZZ_TARGET(catalog_file) {
   using namespace z402;
-  static const auto dir = [] {
-    // Thousands of writes a second: in memory (/dev/shm) where there is one, not on a disk the
-    // other tests fsync to.
-    std::error_code ec;
-    auto base = std::filesystem::is_directory("/dev/shm", ec) ? std::filesystem::path{"/dev/shm"}
-                                                              : std::filesystem::temp_directory_path();
-    auto d = base / ("z402-fuzz-catalog-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
+  static const auto dir = fuzz::scratch_dir("catalog");
   auto file = dir / "catalog.json";
   {
     std::ofstream out{file, std::ios::binary | std::ios::trunc};

@@ -3,6 +3,7 @@
 // the target, fsync it, rename it over the target, fsync the directory.
 #include "z402/error.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -21,6 +22,12 @@ expected<void> write_file_atomically(const std::filesystem::path& path, const st
 
 /// Replaces `path` with `content` atomically, the same way.
 expected<void> write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+/// Appends `bytes` to `path` at `good_bytes`, the end of what the last append left whole: a torn
+/// append (a crash or a full disk mid-write) is cut off first. Synced (fdatasync, and the
+/// directory when `good_bytes` is 0: the file is new). On success `good_bytes` is the new end;
+/// io_error (field: the file) when any step fails, and the file's whole part is left as it was.
+expected<void> append_durably(const std::filesystem::path& path, std::uint64_t& good_bytes, std::string_view bytes);
 
 /// An io_error about `file` (its field): `what` failed, and the system's word for why (errno).
 error io_failure(const std::filesystem::path& file, const std::string& what);
