@@ -351,7 +351,7 @@ CAF_TEST(a search needs a query of at most 512 characters) {
   CAF_CHECK(refused("query=x&type=ftp", errc::invalid_filter, "type"));
 }
 
-CAF_TEST(resolve finds the item of every provider with one identity) {
+CAF_TEST(resolve finds the item of every provider with one identity and no other) {
   auto s = snapshot_of(catalog_rows);
   auto body = http::render_resource(s, "type=http&url=https%3A%2F%2FWX.example.com%2Fv1%2Fcurrent%2F&method=GET");
   CAF_REQUIRE(body.has_value());
@@ -364,6 +364,24 @@ CAF_TEST(resolve finds the item of every provider with one identity) {
   CAF_CHECK(refused("type=http", errc::invalid_filter, "url"));
   CAF_CHECK(refused("url=https%3A%2F%2Fa.example.com", errc::invalid_filter, "type"));
   CAF_CHECK(refused("type=mcp&url=https%3A%2F%2Fa.example.com", errc::invalid_filter, "toolName"));
+  // One identity listed three times among others (as by three payees), and the same URL with
+  // another method: the three, in listing order, from the identity index.
+  auto rows = catalog_rows;
+  auto twice = rows[0];
+  rows.insert(rows.begin() + 3, twice);
+  rows.push_back(twice);
+  auto posted = rows[1];
+  posted.url = twice.url;
+  posted.method = "POST";
+  rows.push_back(posted);
+  auto many = snapshot_of(rows);
+  auto found = many.identity_index_of().positions(many.items, "http", twice.url, "GET");
+  CAF_CHECK(found == (std::vector<std::size_t>{0, 3, rows.size() - 2}));
+  CAF_CHECK(many.identity_index_of().positions(many.items, "http", twice.url, "POST") == std::vector<std::size_t>{rows.size() - 1});
+  CAF_CHECK(many.identity_index_of().positions(many.items, "mcp", twice.url, "GET").empty());
+  auto three = http::render_resource(many, "type=http&url=https%3A%2F%2Fwx.example.com%2Fv1%2Fcurrent");
+  CAF_REQUIRE(three.has_value());
+  CAF_CHECK_EQUAL(boost::json::parse(*three).at("resources").as_array().size(), 3u);
 }
 
 CAF_TEST(the best hits and their pages equal those of the whole ranking) {

@@ -107,6 +107,7 @@ expected<void> append_changes(self_ptr self, const snapshot& snap) {
   auto batch = journal_batch(st.saved, snap, st.next_saved);
   if (auto appended = config::append_durably(journal_path(st.file), st.journal_bytes, batch); !appended) return appended;
   st.saved.swap(st.next_saved);
+  st.next_saved.clear();  // the contents the save replaced are let go now, not a save later
   return {};
 }
 

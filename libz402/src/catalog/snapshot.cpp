@@ -83,6 +83,37 @@ filter_index::filter_index(const item_list& items) {
   for (auto& [asset, rows] : by_price_) std::sort(rows.begin(), rows.end());
 }
 
+namespace {
+
+std::uint64_t identity_hash(std::string_view type, std::string_view resource, std::string_view selector) {
+  std::hash<std::string_view> h;
+  std::uint64_t x = h(type);
+  for (auto part : {resource, selector}) x = (x ^ h(part)) * 0x9e3779b97f4a7c15ull;
+  return x;
+}
+
+}  // namespace
+
+identity_index::identity_index(const item_list& items) {
+  by_hash_.reserve(items.size());
+  for (std::uint32_t i = 0; i < items.size(); ++i) {
+    auto& id = items[i]->record().identity;
+    by_hash_.emplace_back(identity_hash(id.type, id.resource, id.selector), i);
+  }
+  std::sort(by_hash_.begin(), by_hash_.end());
+}
+
+std::vector<std::size_t> identity_index::positions(const item_list& items, std::string_view type, std::string_view resource,
+                                                     std::string_view selector) const {
+  std::vector<std::size_t> found;
+  auto h = identity_hash(type, resource, selector);
+  for (auto it = std::lower_bound(by_hash_.begin(), by_hash_.end(), std::pair{h, std::uint32_t{0}}); it != by_hash_.end() && it->first == h; ++it) {
+    auto& id = items[it->second]->record().identity;
+    if (id.type == type && id.resource == resource && id.selector == selector) found.push_back(it->second);
+  }
+  return found;  // ascending: equal hashes are sorted by position
+}
+
 std::vector<std::uint32_t> filter_index::priced_at_most(std::string_view asset, std::uint64_t max_amount) const {
   std::vector<std::uint32_t> rows;
   auto it = by_price_.find(std::string{asset});

@@ -32,11 +32,7 @@ expected<std::string> render_resource(const catalog::snapshot& snap, const query
     selector = method ? *method : "GET";  // an item's method is GET unless it says otherwise
   }
   auto resource = wire::canonical_resource(*parts, std::nullopt);
-  std::vector<std::size_t> found;
-  for (std::size_t i = 0; i < snap.items.size(); ++i) {
-    auto& id = snap.items[i]->record().identity;
-    if (id.resource == resource && id.selector == selector && id.type == *type) found.push_back(i);
-  }
+  auto found = snap.identity_index_of().positions(snap.items, *type, resource, selector);
   if (found.empty()) return error{errc::not_found, "", "no provider lists " + *type + " " + resource + " " + selector};
   std::string out = R"({"x402Version":2,"resources":[)";
   append_items(out, snap, found, shown);

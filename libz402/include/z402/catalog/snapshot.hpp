@@ -32,6 +32,21 @@ class filter_index {
   std::unordered_map<std::string, std::vector<std::pair<std::uint64_t, std::uint32_t>>> by_price_;  // by asset
 };
 
+/// Items by identity (type, canonical resource, method or toolName): the listings GET
+/// /discovery/resource and MCP's get_resource resolve, in listing order. Holds a hash per item,
+/// not the key: a lookup compares the few items with that hash (a scan of every item was a
+/// quarter of the server's time at 65,536 items under changed declarations and their probes).
+class identity_index {
+ public:
+  explicit identity_index(const item_list& items);
+  /// The positions (ascending) of the items with this identity.
+  std::vector<std::size_t> positions(const item_list& items, std::string_view type, std::string_view resource,
+                                       std::string_view selector) const;
+
+ private:
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> by_hash_;  // sorted: (hash, position)
+};
+
 struct snapshot;
 
 /// The indexes of one content version: built by the first read that needs each (a reader,
@@ -56,14 +71,20 @@ class content_indexes {
     return *filters_;
   }
 
+  const identity_index& identities(const item_list& items) const {
+    std::call_once(identities_built_, [&] { identities_ = std::make_unique<identity_index>(items); });
+    return *identities_;
+  }
+
  private:
   /// The search index once made, else null.
   const search::index* built_search() const { return search_ready_.load(std::memory_order_acquire) ? search_.get() : nullptr; }
 
-  mutable std::once_flag search_built_, filters_built_;
+  mutable std::once_flag search_built_, filters_built_, identities_built_;
   mutable std::unique_ptr<search::index> search_;
   mutable std::atomic<bool> search_ready_{false};
   mutable std::unique_ptr<filter_index> filters_;
+  mutable std::unique_ptr<identity_index> identities_;
   // The snapshot whose built search index this one's is made from (its items hold the index's
   // documents); let go once it is made.
   mutable std::atomic<std::shared_ptr<const snapshot>> base_;
@@ -88,6 +109,7 @@ struct snapshot {
 
   const search::index& search_index_of() const { return indexes->search(items); }
   const filter_index& filter_index_of() const { return indexes->filters(items); }
+  const identity_index& identity_index_of() const { return indexes->identities(items); }
 };
 
 using snapshot_ptr = std::shared_ptr<const snapshot>;
