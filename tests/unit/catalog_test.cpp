@@ -623,6 +623,60 @@ CAF_TEST(a journal that cannot be appended fails the save and the next save writ
   CAF_CHECK_EQUAL(loaded.records[0].last_seen_ms, snap()->items[0]->record().last_seen_ms);
 }
 
+CAF_TEST(a listing shares its chunks with earlier versions and never changes theirs) {
+  auto content = catalog::make_content(test::valid_item(terms, "https://a.example.com/x"), "GET");
+  auto item_at = [&](std::uint64_t seq) {
+    catalog::item_record r;
+    r.provider = "p1";
+    r.content = content;
+    r.seq = seq;
+    return catalog::make_item(std::move(r), 0);
+  };
+  auto seqs = [](const catalog::listing_items& l) {
+    std::vector<std::uint64_t> out;
+    for (auto& it : l) out.push_back(it->record().seq);
+    return out;
+  };
+  catalog::listing_items list;
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t seq = 1; seq <= 2 * catalog::listing_items::chunk_size; ++seq) {
+    list.push_back(item_at(seq));
+    expected.push_back(seq);
+  }
+  auto published = list;  // two full chunks: a new item starts a third
+  list.push_back(item_at(1000));
+  CAF_CHECK_EQUAL(published.size(), 2 * catalog::listing_items::chunk_size);
+  CAF_CHECK_EQUAL(list.size(), 2 * catalog::listing_items::chunk_size + 1);
+  CAF_CHECK(&published[0] == &list[0]);  // untouched chunks are the same memory
+  // A change copies the chunk it touches: the published version keeps its item.
+  auto before = published;
+  list.set(list.begin() + 300, item_at(301));  // a new version of the item
+  CAF_CHECK(list[300] != published[300]);
+  CAF_CHECK(&published[0] == &list[0]);
+  CAF_CHECK(&published[300] != &list[300]);
+  // Removed and inserted across the chunks' boundary (255/256): order kept, the versions before untouched.
+  list.erase(list.begin() + 255);
+  expected.erase(expected.begin() + 255);
+  expected.push_back(1000);
+  CAF_CHECK(seqs(list) == expected);
+  list.insert(list.begin() + 255, item_at(256));
+  expected.insert(expected.begin() + 255, 256);
+  CAF_CHECK(seqs(list) == expected);
+  CAF_CHECK_EQUAL(list.size(), 2 * catalog::listing_items::chunk_size + 1);
+  list.erase(list.end() - 1);
+  CAF_CHECK_EQUAL(list.back()->record().seq, 2 * catalog::listing_items::chunk_size);
+  CAF_CHECK(seqs(published) == seqs(before));
+  CAF_CHECK(published[300] == before[300]);
+  CAF_CHECK_EQUAL(catalog::position_of(list, 300) - list.begin(), 299);
+  bool refused = false;
+  try {
+    list.at(list.size());
+  } catch (const std::out_of_range&) {
+    refused = true;
+  }
+  CAF_CHECK(refused);
+}
+
 CAF_TEST(a corrupt catalog file is moved aside) {
   auto file = dir.path / "catalog.json";
   CAF_CHECK(config::write_file_atomically(file, "{\"format\":\"z402-catalog\",\"version\":1,\"items\":[{\"provider\":").has_value());

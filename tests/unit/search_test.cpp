@@ -501,7 +501,7 @@ CAF_TEST(an index updated from the last version finds what one built whole finds
   auto replace = [&](std::size_t position, const std::string& description) {
     auto r = s.items[position]->record();
     r.content = content(r.identity.resource, description);
-    s.items[position] = catalog::make_item(std::move(r), 0);
+    s.items.set(s.items.begin() + static_cast<std::ptrdiff_t>(position), catalog::make_item(std::move(r), 0));
   };
   auto append = [&](const std::string& url, const std::string& description) {
     catalog::item_record r;
@@ -523,7 +523,7 @@ CAF_TEST(an index updated from the last version finds what one built whole finds
     replace(static_cast<std::size_t>(17 * round + 5), round % 2 ? "Zeppelin lantern weather." : "Plain weather for city 3.");
     replace(static_cast<std::size_t>(31 * round + 2), "Tides only, for city " + std::to_string(round) + ".");
     append("https://new" + std::to_string(round % 2) + ".quokka.test/q" + std::to_string(round), "Brand new quokka forecast.");
-    if (round % 3 == 2) s.items.pop_back();
+    if (round % 3 == 2) s.items.erase(s.items.end() - 1);
     auto listed = docs_of(s);
     auto updated = search::index::updated(*current, std::move(listed.docs), std::move(listed.keys));
     CAF_REQUIRE(updated.has_value());
@@ -571,7 +571,7 @@ CAF_TEST(a content version keeps the last searched one for at most 64 versions) 
     auto description = "Revision " + std::string(1, static_cast<char>('a' + v % 26)) + " of the weather.";
     l.description = description.c_str();
     r.content = catalog::make_content(fields_of(l), "GET");
-    items[0] = catalog::make_item(std::move(r), 0);
+    items.set(items.begin(), catalog::make_item(std::move(r), 0));
     last = catalog::make_snapshot(1, v + 1, std::move(items), 0, 1, 0, catalog::content_indexes::after(last));
   };
   for (std::uint64_t v = 1; v <= catalog::content_indexes::max_versions_behind; ++v) next_version(v);

@@ -51,7 +51,8 @@ struct fixture : test::engine_fixture {
                                               catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "dropped")});
     advance(std::chrono::milliseconds{10});
     CAF_REQUIRE(paid && paid->state == catalog::settle_outcome::status::success);
-    auto items = snap()->items;
+    auto& listed = snap()->items;
+    catalog::item_list items(listed.begin(), listed.end());
     CAF_REQUIRE_EQUAL(items.at(0)->record().paid_calls, 1u);
     return items;
   }

@@ -79,7 +79,7 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
           d.payments = payments_between(st.recent, version, latest->version);
           self->send(replica, atom::delta::value, std::move(d));
         } else {
-          self->send(replica, atom::copy::value, catalog_copy{st.epoch, latest->version, latest->items, latest->bytes, latest->providers});
+          self->send(replica, atom::copy::value, catalog_copy{st.epoch, latest->version, item_list(latest->items.begin(), latest->items.end()), latest->bytes, latest->providers});
         }
         // A reconnecting follower replaces its earlier subscription.
         std::erase_if(st.followers, [&](auto& f) { return f.replica == replica; });

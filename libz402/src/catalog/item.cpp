@@ -7,6 +7,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <functional>
 
 namespace z402::catalog {
 
@@ -34,7 +35,17 @@ content_ptr make_content(const boost::json::object& fields, std::string_view sel
   return c;
 }
 
-item::item(item_record record, std::int64_t today) : record_(std::move(record)), rendered_day_(today) {
+std::uint64_t identity_hash(std::string_view type, std::string_view resource, std::string_view selector) {
+  std::hash<std::string_view> h;
+  std::uint64_t x = h(type);
+  for (auto part : {resource, selector}) x = (x ^ h(part)) * 0x9e3779b97f4a7c15ull;
+  return x;
+}
+
+item::item(item_record record, std::int64_t today)
+    : record_(std::move(record)),
+      rendered_day_(today),
+      identity_hash_(catalog::identity_hash(record_.identity.type, record_.identity.resource, record_.identity.selector)) {
   tail_.reserve(96);
   // Provenance (issue 18): a route its provider declared, or one seen only in payments.
   tail_.append(record_.declared ? R"(,"listedBy":"declaration")" : R"(,"listedBy":"settlement")");

@@ -39,13 +39,13 @@ struct totals {
 totals after(registry_state& st, const item_change& change) {
   totals t{st.items.size(), st.bytes};
   for (auto seq : change.removed)
-    if (auto pos = position_of(st.items, seq); pos != st.items.end() && (*pos)->record().seq == seq) {
+    if (auto pos = position_of(st.items, seq); holds(st.items, pos, seq)) {
       --t.items;
       t.bytes -= (*pos)->json_size();
     }
   for (auto& it : change.upserts) {
     auto pos = position_of(st.items, it->record().seq);
-    if (pos != st.items.end() && (*pos)->record().seq == it->record().seq) {
+    if (holds(st.items, pos, it->record().seq)) {
       t.bytes -= (*pos)->json_size();
     } else {
       ++t.items;
@@ -61,7 +61,7 @@ bool apply(registry_state& st, const std::string& provider, const item_change& c
   bool content = false;
   auto& mine = st.items_of[provider];
   for (auto seq : change.removed)
-    if (auto pos = position_of(st.items, seq); pos != st.items.end() && (*pos)->record().seq == seq) {
+    if (auto pos = position_of(st.items, seq); holds(st.items, pos, seq)) {
       st.bytes -= (*pos)->json_size();
       st.items.erase(pos);
       --mine;
@@ -69,10 +69,10 @@ bool apply(registry_state& st, const std::string& provider, const item_change& c
     }
   for (auto& it : change.upserts) {
     auto pos = position_of(st.items, it->record().seq);
-    if (pos != st.items.end() && (*pos)->record().seq == it->record().seq) {
+    if (holds(st.items, pos, it->record().seq)) {
       st.bytes -= (*pos)->json_size();
       content |= (*pos)->record().content != it->record().content;
-      *pos = it;
+      st.items.set(pos, it);
     } else {
       st.items.insert(pos, it);  // new items have the highest seqs: this appends
       ++mine;
@@ -95,7 +95,7 @@ snapshot_ptr first_snapshot(const item_list& loaded, std::uint64_t epoch, std::i
     bytes += it->json_size();
     providers.insert(it->record().provider);
   }
-  return make_snapshot(epoch, version, std::move(items), bytes, providers.size(), now_ms);
+  return make_snapshot(epoch, version, listing_items{items}, bytes, providers.size(), now_ms);
 }
 
 registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry_state> self, engine_context ctx,

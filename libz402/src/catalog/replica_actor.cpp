@@ -42,13 +42,13 @@ void applied(self_ptr self) {
 std::optional<bool> apply(replica_state& st, const catalog_delta& d) {
   bool content = !d.removed.empty();
   for (auto seq : d.removed)
-    if (auto pos = position_of(st.items, seq); pos != st.items.end() && (*pos)->record().seq == seq) st.items.erase(pos);
+    if (auto pos = position_of(st.items, seq); holds(st.items, pos, seq)) st.items.erase(pos);
   for (auto& it : d.upserts) {
     auto pos = position_of(st.items, it->record().seq);
-    if (pos != st.items.end() && (*pos)->record().seq == it->record().seq) {
+    if (holds(st.items, pos, it->record().seq)) {
       // Contents arrive as new objects: compared as served text.
       content |= (*pos)->record().content->json != it->record().content->json;
-      *pos = it;
+      st.items.set(pos, it);
     } else {
       st.items.insert(pos, it);
       content = true;
@@ -56,14 +56,14 @@ std::optional<bool> apply(replica_state& st, const catalog_delta& d) {
   }
   for (auto& c : d.recounted) {
     auto pos = position_of(st.items, c.seq);
-    if (pos == st.items.end() || (*pos)->record().seq != c.seq) return std::nullopt;
+    if (!holds(st.items, pos, c.seq)) return std::nullopt;
     auto record = (*pos)->record();  // shares the content it holds
     record.declared = c.declared;
     record.last_seen_ms = c.last_seen_ms;
     record.last_updated_ms = c.last_updated_ms;
     record.paid_calls = c.paid_calls;
     record.paid_day = c.paid_day;
-    *pos = make_item(std::move(record), c.rendered_day);
+    st.items.set(pos, make_item(std::move(record), c.rendered_day));
   }
   st.version = d.version;
   return content;
@@ -175,7 +175,7 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
         auto& st = self->state;
         st.epoch = c.epoch;
         st.version = c.version;
-        st.items = std::move(c.items);
+        st.items = listing_items{c.items};
         st.ctx.stats->copies_taken.fetch_add(1, std::memory_order_relaxed);
         publish(self, true, c.bytes, c.providers);
         st.ctx.log.info("took a copy of the primary's catalog", {{"version", st.version}, {"items", st.items.size()}});

@@ -7,7 +7,7 @@
 
 namespace z402::catalog {
 
-item_list::iterator position_of(item_list& items, std::uint64_t seq) {
+listing_items::iterator position_of(const listing_items& items, std::uint64_t seq) {
   return std::lower_bound(items.begin(), items.end(), seq, [](const item_ptr& it, std::uint64_t s) { return it->record().seq < s; });
 }
 
@@ -26,7 +26,7 @@ std::shared_ptr<const content_indexes> content_indexes::after(const std::shared_
   return next;
 }
 
-const search::index& content_indexes::search(const item_list& items) const {
+const search::index& content_indexes::search(const listing_items& items) const {
   std::call_once(search_built_, [&] {
     std::vector<const search::document*> docs;
     std::vector<std::uint64_t> keys;
@@ -45,7 +45,7 @@ const search::index& content_indexes::search(const item_list& items) const {
   return *search_;
 }
 
-snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, item_list items, std::size_t bytes, std::size_t providers,
+snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, listing_items items, std::size_t bytes, std::size_t providers,
                            std::int64_t now_ms, std::shared_ptr<const content_indexes> indexes,
                            std::shared_ptr<const std::vector<payment_record>> payments) {
   auto next = std::make_shared<snapshot>();
@@ -60,7 +60,7 @@ snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, item_list
   return next;
 }
 
-filter_index::filter_index(const item_list& items) {
+filter_index::filter_index(const listing_items& items) {
   std::vector<std::string> keys;
   for (std::uint32_t i = 0; i < items.size(); ++i) {
     auto& r = items[i]->record();
@@ -83,35 +83,34 @@ filter_index::filter_index(const item_list& items) {
   for (auto& [asset, rows] : by_price_) std::sort(rows.begin(), rows.end());
 }
 
-namespace {
-
-std::uint64_t identity_hash(std::string_view type, std::string_view resource, std::string_view selector) {
-  std::hash<std::string_view> h;
-  std::uint64_t x = h(type);
-  for (auto part : {resource, selector}) x = (x ^ h(part)) * 0x9e3779b97f4a7c15ull;
-  return x;
-}
-
-}  // namespace
-
-identity_index::identity_index(const item_list& items) {
-  by_hash_.reserve(items.size());
-  for (std::uint32_t i = 0; i < items.size(); ++i) {
-    auto& id = items[i]->record().identity;
-    by_hash_.emplace_back(identity_hash(id.type, id.resource, id.selector), i);
+identity_index::identity_index(const listing_items& items) {
+  std::size_t size = 16;
+  while (size < 2 * items.size()) size *= 2;
+  slots_.assign(size, 0);
+  auto mask = size - 1;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    auto h = items[i]->identity_hash();
+    auto slot = h & mask;
+    while (slots_[slot] != 0) slot = (slot + 1) & mask;
+    slots_[slot] = (h >> 32) << 32 | (i + 1);
   }
-  std::sort(by_hash_.begin(), by_hash_.end());
 }
 
-std::vector<std::size_t> identity_index::positions(const item_list& items, std::string_view type, std::string_view resource,
-                                                     std::string_view selector) const {
+std::vector<std::size_t> identity_index::positions(const listing_items& items, std::string_view type, std::string_view resource,
+                                                   std::string_view selector) const {
   std::vector<std::size_t> found;
   auto h = identity_hash(type, resource, selector);
-  for (auto it = std::lower_bound(by_hash_.begin(), by_hash_.end(), std::pair{h, std::uint32_t{0}}); it != by_hash_.end() && it->first == h; ++it) {
-    auto& id = items[it->second]->record().identity;
-    if (id.type == type && id.resource == resource && id.selector == selector) found.push_back(it->second);
+  auto mask = slots_.size() - 1;
+  for (auto slot = h & mask; slots_[slot] != 0; slot = (slot + 1) & mask) {
+    if (slots_[slot] >> 32 != h >> 32) continue;
+    auto position = static_cast<std::size_t>((slots_[slot] & 0xffffffffu) - 1);
+    auto& it = *items[position];
+    if (it.identity_hash() == h && it.record().identity.type == type && it.record().identity.resource == resource &&
+        it.record().identity.selector == selector)
+      found.push_back(position);
   }
-  return found;  // ascending: equal hashes are sorted by position
+  std::sort(found.begin(), found.end());  // listing order
+  return found;
 }
 
 std::vector<std::uint32_t> filter_index::priced_at_most(std::string_view asset, std::uint64_t max_amount) const {

@@ -47,6 +47,9 @@ struct item_record {
   std::int64_t last_activity_ms() const { return std::max(last_seen_ms, last_updated_ms); }
 };
 
+/// A hash of an identity (type, resource, selector): what the identity index files items by.
+std::uint64_t identity_hash(std::string_view type, std::string_view resource, std::string_view selector);
+
 class item {
  public:
   /// Renders the item with paidCallsToday as of the UTC day `today`.
@@ -66,11 +69,14 @@ class item {
   std::string json() const { return std::string{head()}.append(tail()); }
   /// The UTC day whose paidCallsToday `json()` shows.
   std::int64_t rendered_day() const { return rendered_day_; }
+  /// identity_hash of its identity, taken once per version.
+  std::uint64_t identity_hash() const { return identity_hash_; }
 
  private:
   item_record record_;
   std::string tail_;  // ends with the comma, so a page gathers two pieces per item
   std::int64_t rendered_day_;
+  std::uint64_t identity_hash_;
 };
 
 using item_ptr = std::shared_ptr<const item>;

@@ -27,7 +27,7 @@ struct registry_state {
   std::shared_ptr<snapshot_store> store;  // shared with the engine: it outlives neither
   persistence_actor persistence;  // may be null: nothing is written
 
-  item_list items;  // sorted by seq: listing order; a publication copies it as it is
+  listing_items items;  // sorted by seq: listing order; a publication shares its chunks
   std::unordered_map<std::string, std::size_t> items_of;  // provider -> how many it lists
   std::size_t bytes = 0;
   std::uint64_t version = 0;

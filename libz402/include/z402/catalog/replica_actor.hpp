@@ -34,7 +34,7 @@ struct replica_state {
   config::listen_address primary;
   std::uint64_t epoch = 0;    // of the primary's run this catalog came from; 0: none yet
   std::uint64_t version = 0;  // the primary's version held; 0: none yet
-  item_list items;            // listing order
+  listing_items items;        // listing order
   std::shared_ptr<const content_indexes> indexes;
   feed_remote_actor feed;
   std::chrono::milliseconds backoff{0};

@@ -2,6 +2,7 @@
 // The catalog as readers see it: an immutable list of immutable items, swapped atomically.
 // One writer (the registry actor) publishes; any thread loads without waiting for it.
 #include "z402/catalog/item.hpp"
+#include "z402/catalog/listing_items.hpp"
 #include "z402/catalog/payment_ledger.hpp"
 
 #include <atomic>
@@ -19,7 +20,7 @@ namespace z402::catalog {
 /// extensions), the positions of the items that match, ascending.
 class filter_index {
  public:
-  explicit filter_index(const item_list& items);
+  explicit filter_index(const listing_items& items);
   /// nullptr when no item matches.
   const std::vector<std::uint32_t>* positions(std::string_view field, std::string_view value) const;
   /// The positions (ascending) of the items with an accepts entry of `asset` (any asset when
@@ -33,18 +34,20 @@ class filter_index {
 };
 
 /// Items by identity (type, canonical resource, method or toolName): the listings GET
-/// /discovery/resource and MCP's get_resource resolve, in listing order. Holds a hash per item,
-/// not the key: a lookup compares the few items with that hash (a scan of every item was a
-/// quarter of the server's time at 65,536 items under changed declarations and their probes).
+/// /discovery/resource and MCP's get_resource resolve, in listing order. An open-addressing
+/// table of (a part of the item's identity hash, its position), built in one pass from the hash
+/// each item version took once: a scan of every item's identity was a quarter of the server's
+/// time at 65,536 items under changed declarations and their probes, and a sorted table of
+/// hashes taken per version half of it.
 class identity_index {
  public:
-  explicit identity_index(const item_list& items);
+  explicit identity_index(const listing_items& items);
   /// The positions (ascending) of the items with this identity.
-  std::vector<std::size_t> positions(const item_list& items, std::string_view type, std::string_view resource,
-                                       std::string_view selector) const;
+  std::vector<std::size_t> positions(const listing_items& items, std::string_view type, std::string_view resource,
+                                     std::string_view selector) const;
 
  private:
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> by_hash_;  // sorted: (hash, position)
+  std::vector<std::uint64_t> slots_;  // tag << 32 | position + 1; 0: empty. A power of two, at least twice the items
 };
 
 struct snapshot;
@@ -64,14 +67,14 @@ class content_indexes {
   static std::shared_ptr<const content_indexes> after(const std::shared_ptr<const snapshot>& previous);
   static constexpr std::uint64_t max_versions_behind = 64;
 
-  const search::index& search(const item_list& items) const;
+  const search::index& search(const listing_items& items) const;
 
-  const filter_index& filters(const item_list& items) const {
+  const filter_index& filters(const listing_items& items) const {
     std::call_once(filters_built_, [&] { filters_ = std::make_unique<filter_index>(items); });
     return *filters_;
   }
 
-  const identity_index& identities(const item_list& items) const {
+  const identity_index& identities(const listing_items& items) const {
     std::call_once(identities_built_, [&] { identities_ = std::make_unique<identity_index>(items); });
     return *identities_;
   }
@@ -98,7 +101,7 @@ struct snapshot {
   /// start again with each run, so ETags carry both.
   std::uint64_t epoch = 0;
   std::uint64_t version = 0;
-  item_list items;          // listing order
+  listing_items items;      // listing order
   std::size_t bytes = 0;    // sum of the items' serialised sizes
   std::size_t providers = 0;
   std::int64_t published_ms = 0;  // wall clock, Unix ms
@@ -115,12 +118,16 @@ struct snapshot {
 using snapshot_ptr = std::shared_ptr<const snapshot>;
 
 /// Where the item with `seq` is, or would go, in `items` (listing order, which is seq order).
-item_list::iterator position_of(item_list& items, std::uint64_t seq);
+listing_items::iterator position_of(const listing_items& items, std::uint64_t seq);
+/// Whether `at` (from position_of) holds the item with `seq`.
+inline bool holds(const listing_items& items, listing_items::iterator at, std::uint64_t seq) {
+  return at != items.end() && (*at)->record().seq == seq;
+}
 
 /// Version `version` of run `epoch` of the catalog: `items` in listing order, `bytes` their serialised size.
 /// `indexes` are the previous version's when the content did not change (null: built anew);
 /// `payments` those first counted in this version.
-snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, item_list items, std::size_t bytes, std::size_t providers,
+snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, listing_items items, std::size_t bytes, std::size_t providers,
                            std::int64_t now_ms, std::shared_ptr<const content_indexes> indexes = nullptr,
                            std::shared_ptr<const std::vector<payment_record>> payments = nullptr);
 
