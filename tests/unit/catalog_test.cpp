@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <ranges>
+#include <sstream>
 
 using namespace z402;
 using namespace std::chrono_literals;
@@ -461,10 +461,9 @@ CAF_TEST(the catalog file holds one item a line and older one line files still l
 std::map<std::string, int> journal_lines_after(const std::filesystem::path& file, std::size_t from) {
   auto text = *config::read_file(catalog::journal_path(file));
   std::map<std::string, int> kinds;
-  for (auto line : std::views::split(std::string_view{text}.substr(from), '\n')) {
-    std::string_view l{line.begin(), line.end()};
-    if (!l.empty()) ++kinds[std::string{l.substr(2, l.find('"', 2) - 2)}];
-  }
+  std::istringstream lines{text.substr(from)};
+  for (std::string l; std::getline(lines, l);)
+    if (!l.empty()) ++kinds[l.substr(2, l.find('"', 2) - 2)];
   return kinds;
 }
 
