@@ -529,7 +529,15 @@ CAF_TEST(a journal is folded into the catalog file past the file and past a floo
   array items;
   for (int i = 0; i < 128; ++i) items.push_back(item("https://a.example.com/" + std::to_string(i)));
   declare("p1", items, "d1");
+  // Three providers' items in one batch, more than the 256 KiB an append writes at a time.
+  for (auto p : {"p2", "p3"}) {
+    array theirs;
+    for (int i = 0; i < 128; ++i) theirs.push_back(item("https://" + std::string{p} + ".example.com/" + std::to_string(i)));
+    declare(p, theirs);
+  }
   advance(2s);
+  CAF_CHECK_GREATER(journal_size(file), 256u << 10);
+  CAF_CHECK_EQUAL(catalog::load_catalog(file, wall->now_ms()).records.size(), 384u);
   auto empty_file = *config::read_file(file);
   while (journal_size(file) <= catalog::journal_fold_floor) {
     CAF_REQUIRE(repeat("p1", "d1").state == catalog::write_outcome::status::ok);
@@ -542,7 +550,7 @@ CAF_TEST(a journal is folded into the catalog file past the file and past a floo
   auto lines = journal_lines_after(file, 0);
   CAF_CHECK_EQUAL(lines.size(), 1u);  // its head alone
   auto loaded = catalog::load_catalog(file, wall->now_ms());
-  CAF_REQUIRE_EQUAL(loaded.records.size(), 128u);
+  CAF_REQUIRE_EQUAL(loaded.records.size(), 384u);
   CAF_CHECK_EQUAL(loaded.records[0].last_seen_ms, snap()->items[0]->record().last_seen_ms);
 }
 

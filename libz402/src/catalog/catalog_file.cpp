@@ -329,34 +329,42 @@ std::string journal_head(const snapshot& file_snap) {
          std::to_string(file_snap.version) + "}}\n";
 }
 
-std::string journal_batch(const saved_catalog& saved, const snapshot& snap, saved_catalog& next) {
-  std::string out;
+void journal_batch(const saved_catalog& saved, const snapshot& snap, saved_catalog& next, const config::chunk_sink& sink) {
+  std::string line;
+  auto removed = [&](std::uint64_t seq) {
+    line.assign(R"({"removed":)").append(std::to_string(seq)).append("}\n");
+    sink(line);
+  };
   next.clear();
   next.reserve(snap.items.size());
   auto was = saved.begin();
   for (auto& it : snap.items) {
     auto& r = it->record();
-    for (; was != saved.end() && was->seq < r.seq; ++was) out.append(R"({"removed":)").append(std::to_string(was->seq)).append("}\n");
+    for (; was != saved.end() && was->seq < r.seq; ++was) removed(was->seq);
     bool kept = was != saved.end() && was->seq == r.seq;
     if (!kept || was->content != r.content) {
-      out.append(R"({"item":)").append(record_head(r)).append(r.content->json).append("}}\n");
+      sink(R"({"item":)");
+      sink(record_head(r));
+      sink(r.content->json);
+      sink("}}\n");
     } else if (was->declared != r.declared || was->last_seen_ms != r.last_seen_ms || was->last_updated_ms != r.last_updated_ms ||
                was->paid_calls != r.paid_calls || was->paid_day != r.paid_day) {
-      out.append(R"({"state":{"seq":)").append(std::to_string(r.seq));
-      out.append(R"(,"declared":)").append(r.declared ? "true" : "false");
-      out.append(R"(,"lastSeen":)").append(std::to_string(r.last_seen_ms));
-      out.append(R"(,"lastUpdated":)").append(std::to_string(r.last_updated_ms));
-      out.append(R"(,"paidCalls":)").append(std::to_string(r.paid_calls));
-      out.append(R"(,"paidDay":)").append(std::to_string(r.paid_day)).append("}}\n");
+      line.assign(R"({"state":{"seq":)").append(std::to_string(r.seq));
+      line.append(R"(,"declared":)").append(r.declared ? "true" : "false");
+      line.append(R"(,"lastSeen":)").append(std::to_string(r.last_seen_ms));
+      line.append(R"(,"lastUpdated":)").append(std::to_string(r.last_updated_ms));
+      line.append(R"(,"paidCalls":)").append(std::to_string(r.paid_calls));
+      line.append(R"(,"paidDay":)").append(std::to_string(r.paid_day)).append("}}\n");
+      sink(line);
     }
     if (kept) ++was;
     next.push_back(saved_as(r));
   }
-  for (; was != saved.end(); ++was) out.append(R"({"removed":)").append(std::to_string(was->seq)).append("}\n");
-  out.append(R"({"commit":{"epoch":")").append(std::to_string(snap.epoch));
-  out.append(R"(","catalogVersion":)").append(std::to_string(snap.version));
-  out.append(R"(,"day":)").append(std::to_string(wire::utc_day(snap.published_ms))).append("}}\n");
-  return out;
+  for (; was != saved.end(); ++was) removed(was->seq);
+  line.assign(R"({"commit":{"epoch":")").append(std::to_string(snap.epoch));
+  line.append(R"(","catalogVersion":)").append(std::to_string(snap.version));
+  line.append(R"(,"day":)").append(std::to_string(wire::utc_day(snap.published_ms))).append("}}\n");
+  sink(line);
 }
 
 catalog_load load_catalog(const std::filesystem::path& file, std::int64_t now_ms) {

@@ -104,8 +104,9 @@ expected<void> write_whole(self_ptr self, const snapshot& snap) {
 // What changed since the last save, appended to the journal.
 expected<void> append_changes(self_ptr self, const snapshot& snap) {
   auto& st = self->state;
-  auto batch = journal_batch(st.saved, snap, st.next_saved);
-  if (auto appended = config::append_durably(journal_path(st.file), st.journal_bytes, batch); !appended) return appended;
+  auto appended = config::append_durably(journal_path(st.file), st.journal_bytes,
+                                         [&](const config::chunk_sink& sink) { journal_batch(st.saved, snap, st.next_saved, sink); });
+  if (!appended) return appended;
   st.saved.swap(st.next_saved);
   st.next_saved.clear();  // the contents the save replaced are let go now, not a save later
   return {};

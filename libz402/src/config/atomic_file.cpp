@@ -13,6 +13,26 @@ error io_failure(const std::filesystem::path& file, const std::string& what) {
   return {errc::io_error, file.string(), what + ": " + std::strerror(errno)};
 }
 
+namespace {
+
+// What `produce` passes to its sink, handed to `write` in pieces of up to 256 KiB.
+void buffered(const std::function<void(const chunk_sink&)>& produce, const std::function<void(std::string_view)>& write) {
+  constexpr std::size_t buffer_size = 256u << 10;
+  std::string buffer;
+  buffer.reserve(buffer_size);
+  produce([&](std::string_view chunk) {
+    if (buffer.size() + chunk.size() > buffer_size) {
+      write(buffer);
+      buffer.clear();
+    }
+    if (chunk.size() > buffer_size) write(chunk);
+    else buffer.append(chunk);
+  });
+  write(buffer);
+}
+
+}  // namespace
+
 expected<void> sync_directory_of(const std::filesystem::path& file) {
   auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path{"."};
   int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -28,7 +48,6 @@ expected<void> write_file_atomically(const std::filesystem::path& path, std::str
 }
 
 expected<void> write_file_atomically(const std::filesystem::path& path, const std::function<void(const chunk_sink&)>& produce) {
-  constexpr std::size_t buffer_size = 256u << 10;
   auto tmp = path;
   tmp += ".tmp-" + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -42,17 +61,7 @@ expected<void> write_file_atomically(const std::filesystem::path& path, const st
       else done += static_cast<std::size_t>(n);
     }
   };
-  std::string buffer;
-  buffer.reserve(buffer_size);
-  produce([&](std::string_view chunk) {
-    if (buffer.size() + chunk.size() > buffer_size) {
-      write_all(buffer);
-      buffer.clear();
-    }
-    if (chunk.size() > buffer_size) write_all(chunk);
-    else buffer.append(chunk);
-  });
-  write_all(buffer);
+  buffered(produce, write_all);
   if (failed) {
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -74,25 +83,34 @@ expected<void> write_file_atomically(const std::filesystem::path& path, const st
 }
 
 expected<void> append_durably(const std::filesystem::path& path, std::uint64_t& good_bytes, std::string_view bytes) {
+  return append_durably(path, good_bytes, [bytes](const chunk_sink& sink) { sink(bytes); });
+}
+
+expected<void> append_durably(const std::filesystem::path& path, std::uint64_t& good_bytes,
+                              const std::function<void(const chunk_sink&)>& produce) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return io_failure(path, "cannot open " + path.string());
-  auto fail = [&](const char* what) {
-    auto err = io_failure(path, what + (" " + path.string()));
-    ::close(fd);
-    return err;
+  std::optional<error> failed;
+  std::uint64_t end = good_bytes;
+  auto write_all = [&](std::string_view bytes) {
+    for (std::size_t done = 0; done < bytes.size() && !failed;) {
+      auto n = ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(end));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) failed = io_failure(path, "cannot write " + path.string());
+      else {
+        done += static_cast<std::size_t>(n);
+        end += static_cast<std::uint64_t>(n);
+      }
+    }
   };
-  if (::ftruncate(fd, static_cast<off_t>(good_bytes)) != 0) return fail("cannot truncate");
-  for (std::size_t done = 0; done < bytes.size();) {
-    auto n = ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(good_bytes + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail("cannot write");
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fdatasync(fd) != 0) return fail("cannot sync");
+  if (::ftruncate(fd, static_cast<off_t>(good_bytes)) != 0) failed = io_failure(path, "cannot truncate " + path.string());
+  else buffered(produce, write_all);
+  if (!failed && ::fdatasync(fd) != 0) failed = io_failure(path, "cannot sync " + path.string());
   ::close(fd);
+  if (failed) return *failed;
   if (good_bytes == 0)  // a new file: its directory entry must reach the disk too
     if (auto synced = sync_directory_of(path); !synced) return synced;
-  good_bytes += bytes.size();
+  good_bytes = end;
   return {};
 }
 

@@ -55,9 +55,11 @@ saved_catalog saved_form(const snapshot& snap);
 /// The journal's first line, for a catalog file that holds `file_snap`.
 std::string journal_head(const snapshot& file_snap);
 
-/// The journal lines that take `saved` to `snap`, then the line that commits them: work in
-/// proportion to the items, bytes in proportion to what changed. `next` gets `snap` as saved.
-std::string journal_batch(const saved_catalog& saved, const snapshot& snap, saved_catalog& next);
+/// The journal lines that take `saved` to `snap`, then the line that commits them, passed to
+/// `sink` a line at a time (a batch of every item, after a copy or a first declaration of many,
+/// is never one string): work in proportion to the items, bytes in proportion to what changed.
+/// `next` gets `snap` as saved.
+void journal_batch(const saved_catalog& saved, const snapshot& snap, saved_catalog& next, const config::chunk_sink& sink);
 
 /// A journal past the catalog file's size (and past a floor, so a small catalog is not written
 /// whole every few saves) is folded into a new catalog file: loading reads at most about twice

@@ -29,6 +29,11 @@ expected<void> write_file_atomically(const std::filesystem::path& path, std::str
 /// io_error (field: the file) when any step fails, and the file's whole part is left as it was.
 expected<void> append_durably(const std::filesystem::path& path, std::uint64_t& good_bytes, std::string_view bytes);
 
+/// The same for what `produce` passes to its sink, written through a small buffer: a large
+/// append is never held as one string.
+expected<void> append_durably(const std::filesystem::path& path, std::uint64_t& good_bytes,
+                              const std::function<void(const chunk_sink&)>& produce);
+
 /// An io_error about `file` (its field): `what` failed, and the system's word for why (errno).
 error io_failure(const std::filesystem::path& file, const std::string& what);
 
