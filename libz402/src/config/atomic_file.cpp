@@ -31,6 +31,19 @@ void buffered(const std::function<void(const chunk_sink&)>& produce, const std::
   write(buffer);
 }
 
+// Writes all of `bytes` at `offset` (a short write or EINTR goes on), moving `offset` past them;
+// false once a write fails, errno set.
+bool write_at(int fd, std::string_view bytes, std::uint64_t& offset) {
+  for (std::size_t done = 0; done < bytes.size();) {
+    auto n = ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    done += static_cast<std::size_t>(n);
+    offset += static_cast<std::uint64_t>(n);
+  }
+  return true;
+}
+
 }  // namespace
 
 expected<void> sync_directory_of(const std::filesystem::path& file) {
@@ -53,13 +66,9 @@ expected<void> write_file_atomically(const std::filesystem::path& path, const st
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return io_failure(path, "cannot create " + tmp.string());
   std::optional<error> failed;
+  std::uint64_t end = 0;
   auto write_all = [&](std::string_view bytes) {
-    for (std::size_t done = 0; done < bytes.size() && !failed;) {
-      auto n = ::write(fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) failed = io_failure(path, "cannot write " + tmp.string());
-      else done += static_cast<std::size_t>(n);
-    }
+    if (!failed && !write_at(fd, bytes, end)) failed = io_failure(path, "cannot write " + tmp.string());
   };
   buffered(produce, write_all);
   if (failed) {
@@ -93,15 +102,7 @@ expected<void> append_durably(const std::filesystem::path& path, std::uint64_t& 
   std::optional<error> failed;
   std::uint64_t end = good_bytes;
   auto write_all = [&](std::string_view bytes) {
-    for (std::size_t done = 0; done < bytes.size() && !failed;) {
-      auto n = ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(end));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) failed = io_failure(path, "cannot write " + path.string());
-      else {
-        done += static_cast<std::size_t>(n);
-        end += static_cast<std::uint64_t>(n);
-      }
-    }
+    if (!failed && !write_at(fd, bytes, end)) failed = io_failure(path, "cannot write " + path.string());
   };
   if (::ftruncate(fd, static_cast<off_t>(good_bytes)) != 0) failed = io_failure(path, "cannot truncate " + path.string());
   else buffered(produce, write_all);
