@@ -184,21 +184,21 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
   auto encoding = [](const http::response& res) { return std::string{res[http::bhttp::field::content_encoding]}; };
   // A reader that comes while another one compresses the page neither waits nor compresses it
   // again: it answers the page uncompressed.
-  auto first = gzip.find_or_claim("\"7-a\"");
+  auto first = gzip.find_or_claim("\"7-a\"", {1, 7});
   CAF_REQUIRE(first.claim);
-  auto meanwhile = http::read_response(req, "\"7-a\"", page, {gzip, files});
+  auto meanwhile = http::read_response(req, http::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
   CAF_CHECK_EQUAL(encoding(meanwhile), "");
   CAF_CHECK_EQUAL(meanwhile.body().flatten(), text);
   CAF_CHECK_EQUAL(gzip.deferred.value(), 1u);
   gzip.release(std::move(first.claim));
   // The next reader compresses it; later readers of the same version get the same bytes,
   // neither compressed nor rendered again.
-  auto compressed = http::read_response(req, "\"7-a\"", page, {gzip, files});
+  auto compressed = http::read_response(req, http::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
   CAF_CHECK_EQUAL(encoding(compressed), "gzip");
   CAF_CHECK_EQUAL(compressed.body().flatten(), http::gzip(std::string_view{text}));
   CAF_CHECK_EQUAL(renders, 2);
   for (int i = 0; i < 3; ++i) {
-    auto again = http::read_response(req, "\"7-a\"", page, {gzip, files});
+    auto again = http::read_response(req, http::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
     CAF_CHECK_EQUAL(again.body().flatten(), compressed.body().flatten());
     CAF_CHECK_EQUAL(again[http::bhttp::field::content_length], compressed[http::bhttp::field::content_length]);
   }
@@ -206,7 +206,7 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
   CAF_CHECK_EQUAL(gzip.made.value(), 1u);
   CAF_CHECK_EQUAL(gzip.hits.value(), 3u);
   // A new version is a new page.
-  auto next = http::read_response(req, "\"8-a\"", page, {gzip, files});
+  auto next = http::read_response(req, http::etag_text{"\"8-a\"", {1, 8}}, page, {gzip, files});
   CAF_CHECK_EQUAL(encoding(next), "gzip");
   CAF_CHECK(next.body().file == nullptr);  // 4 KiB of one byte compresses far under 4 KiB
   CAF_CHECK_EQUAL(gzip.made.value(), 2u);
@@ -217,7 +217,7 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
     x ^= x << 13, x ^= x >> 17, x ^= x << 5;  // xorshift: bytes gzip cannot shrink
     c = static_cast<char>(x);
   }
-  auto large = http::read_response(req, "\"8-b\"", [&] { return http::response_text{noise}; }, {gzip, files});
+  auto large = http::read_response(req, http::etag_text{"\"8-b\"", {1, 8}}, [&] { return http::response_text{noise}; }, {gzip, files});
   CAF_CHECK_EQUAL(encoding(large), "gzip");
   CAF_REQUIRE(large.body().file != nullptr);
   std::string in_file(large.body().file->size(), '\0');
@@ -228,7 +228,7 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
   // not deferred.
   auto held = gzip.held_bytes();
   for (int i = 0; i < 2; ++i) {
-    auto small = http::read_response(req, "\"9-a\"", [] { return http::response_text{std::string(1024, 's')}; }, {gzip, files});
+    auto small = http::read_response(req, http::etag_text{"\"9-a\"", {1, 9}}, [] { return http::response_text{std::string(1024, 's')}; }, {gzip, files});
     CAF_CHECK_EQUAL(encoding(small), "");
     CAF_CHECK_EQUAL(small.body().flatten(), std::string(1024, 's'));
   }
@@ -236,7 +236,7 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
   CAF_CHECK_EQUAL(gzip.deferred.value(), 1u);
   // A client that does not take gzip gets the page rendered, from a file over 4 KiB.
   http::request plain{http::bhttp::verb::get, "/discovery/resources", 11};
-  auto at_limit = http::read_response(plain, "\"7-a\"", page, {gzip, files});
+  auto at_limit = http::read_response(plain, http::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
   CAF_CHECK_EQUAL(encoding(at_limit), "");
   CAF_CHECK(at_limit.body().file == nullptr);
   CAF_CHECK_EQUAL(at_limit.body().flatten(), text);
@@ -246,7 +246,7 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
   };
   renders = 0;
   for (int i = 0; i < 3; ++i) {
-    auto past = http::read_response(plain, "\"7-b\"", past_limit, {gzip, files});
+    auto past = http::read_response(plain, http::etag_text{"\"7-b\"", {1, 7}}, past_limit, {gzip, files});
     CAF_REQUIRE(past.body().file != nullptr);
     CAF_CHECK_EQUAL(past.body().file->size(), text.size() + 1);
     CAF_CHECK_EQUAL(past[http::bhttp::field::content_length], std::to_string(text.size() + 1));
@@ -271,35 +271,35 @@ std::optional<std::pair<std::string, std::size_t>> value_of(std::size_t bytes) {
 CAF_TEST(a read cache holds values up to its budget and past it replaces only cold ones) {
   small_cache cache{100};
   // Up to the budget: 60 + 40 bytes.
-  auto a = cache.get("\"1-a\"", [] { return value_of(60); });
-  auto b = cache.get("\"1-b\"", [] { return value_of(40); });
+  auto a = cache.get("\"1-a\"", {}, [] { return value_of(60); });
+  auto b = cache.get("\"1-b\"", {}, [] { return value_of(40); });
   CAF_REQUIRE(a && b);
   CAF_CHECK_EQUAL(cache.held_bytes(), 100u);
   // Past it, both are still being read: a new page is answered as rendered, an empty slot
   // notwithstanding, and nothing cached is replaced.
-  CAF_CHECK(cache.get("\"1-c\"", [] { return value_of(1); }) == nullptr);
+  CAF_CHECK(cache.get("\"1-c\"", {}, [] { return value_of(1); }) == nullptr);
   CAF_CHECK_EQUAL(cache.over_budget.value(), 1u);
   CAF_CHECK_EQUAL(cache.held_bytes(), 100u);
   // b is read while a is not, for more misses than the cache has slots (4): a is then cold,
   // and the next miss replaces it; the budget follows (100 - 60 + 10).
-  CAF_CHECK(cache.get("\"1-c\"", [] { return value_of(1); }) == nullptr);  // 3 misses since a was read
-  CAF_CHECK(cache.get("\"1-c\"", [] { return value_of(1); }) == nullptr);  // 4: not yet cold
-  CAF_CHECK(cache.get("\"1-b\"", [] { return value_of(40); }) == b);
+  CAF_CHECK(cache.get("\"1-c\"", {}, [] { return value_of(1); }) == nullptr);  // 3 misses since a was read
+  CAF_CHECK(cache.get("\"1-c\"", {}, [] { return value_of(1); }) == nullptr);  // 4: not yet cold
+  CAF_CHECK(cache.get("\"1-b\"", {}, [] { return value_of(40); }) == b);
   CAF_CHECK_EQUAL(cache.over_budget.value(), 3u);
-  auto c = cache.get("\"2-c\"", [] { return value_of(10); });
+  auto c = cache.get("\"2-c\"", {}, [] { return value_of(10); });
   CAF_REQUIRE(c);
   CAF_CHECK_EQUAL(cache.held_bytes(), 50u);
-  CAF_CHECK(cache.get("\"1-b\"", [] { return value_of(40); }) == b);
+  CAF_CHECK(cache.get("\"1-b\"", {}, [] { return value_of(40); }) == b);
   // Under the budget an empty slot is taken, then the least recently read value goes.
-  CAF_REQUIRE(cache.get("\"2-d\"", [] { return value_of(5); }));
-  CAF_REQUIRE(cache.get("\"2-e\"", [] { return value_of(5); }));
+  CAF_REQUIRE(cache.get("\"2-d\"", {}, [] { return value_of(5); }));
+  CAF_REQUIRE(cache.get("\"2-e\"", {}, [] { return value_of(5); }));
   CAF_CHECK_EQUAL(cache.held_bytes(), 60u);
-  CAF_CHECK(cache.get("\"1-b\"", [] { return value_of(40); }) == b);
-  CAF_REQUIRE(cache.get("\"2-f\"", [] { return value_of(5); }));  // c was read least recently
+  CAF_CHECK(cache.get("\"1-b\"", {}, [] { return value_of(40); }) == b);
+  CAF_REQUIRE(cache.get("\"2-f\"", {}, [] { return value_of(5); }));  // c was read least recently
   CAF_CHECK_EQUAL(cache.held_bytes(), 55u);
-  CAF_CHECK(cache.get("\"1-b\"", [] { return value_of(40); }) == b);
+  CAF_CHECK(cache.get("\"1-b\"", {}, [] { return value_of(40); }) == b);
   auto made = cache.made.value();
-  CAF_REQUIRE(cache.get("\"2-c\"", [] { return value_of(10); }));
+  CAF_REQUIRE(cache.get("\"2-c\"", {}, [] { return value_of(10); }));
   CAF_CHECK_EQUAL(cache.made.value(), made + 1);  // c had gone
   // A value held by an answer outlives its slot.
   CAF_CHECK_EQUAL(a->value->size(), 60u);
@@ -314,24 +314,71 @@ CAF_TEST(pages read in turn that fit the cache are each made once) {
   for (int round = 0; round < 3; ++round)
     for (int page = 0; page <= 40; ++page) {
       auto tag = http::etag_of(s, "/discovery/resources?limit=100&offset=" + std::to_string(page * 100));
-      CAF_CHECK(cache.get(tag, [] { return value_of(150'000); }) != nullptr);
+      CAF_CHECK(cache.get(tag, tag.made_for(), [] { return value_of(150'000); }) != nullptr);
     }
   CAF_CHECK_EQUAL(cache.made.value(), 41u);
   CAF_CHECK_EQUAL(cache.hits.value(), 82u);
 }
 
+CAF_TEST(the pages of a new version take the slots and budget of the version they supersede) {
+  // The reads of the load generator under its write load: 41 pages of 150 KB, read in turn,
+  // while new versions come out. One version's pages are 6.2 MB of the 8 MiB: the last
+  // version's, never to be read again, must make room at once, not once cold.
+  http::etag_cache<std::string, 16> cache{8u << 20};
+  catalog::snapshot s;
+  s.epoch = 0x1c4c1d938377b939;
+  auto read_round = [&] {
+    for (int page = 0; page <= 40; ++page) {
+      auto tag = http::etag_of(s, "/discovery/resources?limit=100&offset=" + std::to_string(page * 100));
+      CAF_CHECK(cache.get(tag, tag.made_for(), [] { return value_of(150'000); }) != nullptr);
+    }
+  };
+  for (s.version = 1; s.version <= 12; ++s.version) {
+    read_round();
+    read_round();
+  }
+  CAF_CHECK_EQUAL(cache.over_budget.value(), 0u);
+  CAF_CHECK_EQUAL(cache.made.value(), 12u * 41u);
+  CAF_CHECK_EQUAL(cache.hits.value(), 12u * 41u);
+  CAF_CHECK_LESS_OR_EQUAL(cache.held_bytes(), 8u << 20);
+  // A follower that takes a new primary's run starts its versions again: the old run's pages
+  // are superseded by any version of the new one.
+  s.epoch = 0x2;
+  s.version = 1;
+  read_round();
+  CAF_CHECK_EQUAL(cache.over_budget.value(), 0u);
+  CAF_CHECK_EQUAL(cache.made.value(), 13u * 41u);
+}
+
+CAF_TEST(a reader of an older version does not take the slot of a newer version) {
+  small_cache cache{100};
+  auto newer = cache.get("\"1-5-a\"", {1, 5}, [] { return value_of(60); });
+  auto other = cache.get("\"1-5-b\"", {1, 5}, [] { return value_of(40); });
+  CAF_REQUIRE(newer && other);
+  // A reader still on version 4 (it loaded the snapshot just before 5 came out): over the
+  // budget, with nothing superseded or cold, its page is answered as rendered.
+  CAF_CHECK(cache.get("\"1-4-a\"", {1, 4}, [] { return value_of(10); }) == nullptr);
+  CAF_CHECK_EQUAL(cache.over_budget.value(), 1u);
+  CAF_CHECK(cache.get("\"1-5-a\"", {1, 5}, [] { return value_of(60); }) == newer);
+  // Version 6's page replaces a version 5 value, over the budget and though it was just read.
+  auto next = cache.get("\"1-6-a\"", {1, 6}, [] { return value_of(10); });
+  CAF_REQUIRE(next);
+  CAF_CHECK_EQUAL(cache.over_budget.value(), 1u);
+  CAF_CHECK_LESS(cache.held_bytes(), 100u);
+}
+
 CAF_TEST(a value that cannot be made leaves the slot for the next reader) {
   small_cache cache{100};
-  auto failed = cache.get("\"1-a\"", [] { return std::optional<std::pair<std::string, std::size_t>>{}; });
+  auto failed = cache.get("\"1-a\"", {}, [] { return std::optional<std::pair<std::string, std::size_t>>{}; });
   CAF_CHECK(failed == nullptr);
   bool thrown = false;
   try {
-    cache.get("\"1-a\"", []() -> std::optional<std::pair<std::string, std::size_t>> { throw std::runtime_error("zlib"); });
+    cache.get("\"1-a\"", {}, []() -> std::optional<std::pair<std::string, std::size_t>> { throw std::runtime_error("zlib"); });
   } catch (const std::runtime_error&) {
     thrown = true;
   }
   CAF_CHECK(thrown);
-  auto made = cache.get("\"1-a\"", [] { return value_of(5); });
+  auto made = cache.get("\"1-a\"", {}, [] { return value_of(5); });
   CAF_REQUIRE(made);
   CAF_CHECK_EQUAL(*made->value, "vvvvv");
   CAF_CHECK_EQUAL(cache.deferred.value(), 0u);
@@ -356,7 +403,7 @@ CAF_TEST(a page file holds the text pieces and suffix of the page byte for byte)
   // A body that is the file reads as the page.
   http::page_files files{http::page_files_budget};
   auto size = file->size();
-  auto held = files.get("\"1-a\"", [&] { return std::optional{std::pair{std::move(*file), size}}; });
+  auto held = files.get("\"1-a\"", {}, [&] { return std::optional{std::pair{std::move(*file), size}}; });
   CAF_REQUIRE(held);
   auto body = http::file_body(held);
   CAF_CHECK_EQUAL(body.payload_size(), page.payload_size());

@@ -1,6 +1,7 @@
 #include "z402/http/read_response.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace z402::http {
 namespace {
@@ -25,10 +26,16 @@ void push_hex(etag_text& out, std::uint64_t v, int digits) {
 
 }  // namespace
 
+etag_text::etag_text(std::string_view text, cache_version made_for) : made_for_(made_for) {
+  if (text.size() > bytes_.size()) throw std::length_error("an ETag is at most 52 bytes");
+  for (char c : text) push(c);
+}
+
 etag_text etag_of(const catalog::snapshot& snap, std::string_view target) {
   std::uint64_t h = 14695981039346656037ull;  // FNV-1a over the request target
   for (unsigned char c : target) h = (h ^ c) * 1099511628211ull;
   etag_text out;  // "%llx-%llx-%016llx", quoted
+  out.made_for_ = {snap.epoch, snap.version};
   out.push('"');
   push_hex(out, snap.epoch, 1);
   out.push('-');

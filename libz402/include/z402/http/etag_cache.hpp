@@ -11,11 +11,16 @@
 // An ETag may live in any of the `Ways` slots of its set (its hash picks the set): with one
 // slot per ETag, pages whose hashes met took turns in it and were made again on every read
 // (the load generator's 41 pages in 64 slots: 41 % of the reads wrote a file; in 32 sets of 4,
-// one set still drew 5 of them). A miss takes an empty slot, else the
-// one least recently used. The values in the slots stay within a byte budget: over it, a miss
-// may only replace a value that is cold (not read for as many misses as the cache has slots,
-// as an old version's pages soon are), so that pages read in turn, more than fit, keep the
-// ones cached instead of each replacing the next.
+// one set still drew 5 of them). A value made for a snapshot older than the reader's
+// (`cache_version`) is superseded: no reader asks for its ETag again once a newer version is
+// out. A miss takes a slot holding a superseded value first, then an empty slot, else the one
+// least recently used. The values in the slots stay within a byte budget: a miss over it first
+// empties every slot that holds a superseded value, in any set, and if still over, may only
+// replace a cold value (not read for as many misses as the cache has slots), so that pages
+// read in turn, more than fit, keep the ones cached instead of each replacing the next.
+// Superseded values go at once because waiting for them to turn cold held the budget: under a
+// write load that publishes a dozen versions a second, the last versions' files of 150 KB
+// filled the 8 MiB, and a quarter of the plain reads were answered as rendered, copied whole.
 #include "z402/telemetry/metrics.hpp"
 
 #include <array>
@@ -30,6 +35,15 @@
 
 namespace z402::http {
 
+/// The snapshot a cached value was made from (its run and version, as in its ETag).
+struct cache_version {
+  std::uint64_t epoch = 0;
+  std::uint64_t version = 0;
+  /// Whether readers of `now` will never ask for a value made for this one again: it is an
+  /// older version of the same run, or of another run (a follower that took a new primary's).
+  bool superseded_by(const cache_version& now) const { return epoch != now.epoch || version < now.version; }
+};
+
 template <class Value, std::size_t Sets, std::size_t Ways = 8>
 class etag_cache {
  public:
@@ -37,6 +51,7 @@ class etag_cache {
 
   struct entry {
     std::string etag;
+    cache_version made_for;
     std::optional<Value> value;  // empty while claimed: another reader is making it
     std::size_t bytes = 0;       // the value's share of the budget
     std::size_t slot = 0;
@@ -46,11 +61,12 @@ class etag_cache {
 
   explicit etag_cache(std::size_t budget_bytes) : budget_(budget_bytes) {}
 
-  /// The value for `etag`, made by `make` (returning it and its size, or nothing) on a miss;
-  /// nullptr when another reader is making it, over the budget, or when `make` could not.
+  /// The value for `etag` (of a snapshot `made_for`), made by `make` (returning it and its
+  /// size, or nothing) on a miss; nullptr when another reader is making it, over the budget,
+  /// or when `make` could not.
   template <class Make>
-  entry_ptr get(std::string_view etag, Make&& make) {
-    auto found = find_or_claim(etag);
+  entry_ptr get(std::string_view etag, cache_version made_for, Make&& make) {
+    auto found = find_or_claim(etag, made_for);
     if (!found.claim) return std::move(found.hit);
     std::optional<std::pair<Value, std::size_t>> value;
     try {
@@ -72,7 +88,7 @@ class etag_cache {
     entry_ptr hit;
     entry_ptr claim;
   };
-  lookup find_or_claim(std::string_view etag) {
+  lookup find_or_claim(std::string_view etag, cache_version made_for) {
     auto hash = std::hash<std::string_view>{}(etag);
     auto first = hash % Sets * Ways;
     // The hashes in the set say which slot may hold it: one pointer is loaded, not Ways.
@@ -90,20 +106,29 @@ class etag_cache {
       return {std::move(cached), nullptr};
     }
     auto now = misses_.fetch_add(1, std::memory_order_relaxed) + 1;
-    bool over = held_.load(std::memory_order_relaxed) >= budget_;
-    // The slot to take, and what it held when chosen: an empty one, else the least recently
-    // read value (over the budget: only a cold one). A slot being filled is never taken.
+    bool over = held_.load(std::memory_order_relaxed) >= budget_ && !drop_superseded(made_for);
+    // The slot to take, and what it held when chosen: a superseded value, else an empty slot,
+    // else the least recently read value (over the budget: only a cold one). A slot being
+    // filled is never taken.
     std::size_t victim = slot_count;
     entry_ptr victim_held;
+    bool empty_seen = false;
     for (auto s = first; s < first + Ways; ++s) {
       auto held = slots_[s].load(std::memory_order_acquire);
       if (!held) {
-        if (over) continue;
+        if (over || empty_seen) continue;
+        empty_seen = true;
         victim = s;
         victim_held = nullptr;
-        break;
+        continue;
       }
       if (!held->value) continue;
+      if (held->made_for.superseded_by(made_for)) {
+        victim = s;
+        victim_held = std::move(held);
+        break;
+      }
+      if (empty_seen) continue;
       auto used = held->used.load(std::memory_order_relaxed);
       if (over && now - used <= slot_count) continue;
       if (victim == slot_count || used < victim_held->used.load(std::memory_order_relaxed)) {
@@ -116,7 +141,7 @@ class etag_cache {
       return {};
     }
     // Claim the slot for this ETag; whoever loses the race answers the page as rendered.
-    entry_ptr claim{new entry{std::string{etag}, std::nullopt, 0, victim, now}};
+    entry_ptr claim{new entry{std::string{etag}, made_for, std::nullopt, 0, victim, now}};
     auto expected = victim_held;
     if (!slots_[victim].compare_exchange_strong(expected, claim, std::memory_order_acq_rel)) {
       deferred.add();
@@ -129,7 +154,7 @@ class etag_cache {
   /// Caches the value made for a claim (unless another ETag took its slot meanwhile).
   entry_ptr fill(entry_ptr claim, Value value, std::size_t bytes) {
     made.add();
-    entry_ptr fresh{new entry{claim->etag, std::move(value), bytes, claim->slot, claim->used.load(std::memory_order_relaxed)}};
+    entry_ptr fresh{new entry{claim->etag, claim->made_for, std::move(value), bytes, claim->slot, claim->used.load(std::memory_order_relaxed)}};
     if (slots_[claim->slot].compare_exchange_strong(claim, fresh, std::memory_order_acq_rel))
       held_.fetch_add(bytes, std::memory_order_relaxed);
     return fresh;
@@ -149,6 +174,19 @@ class etag_cache {
   telemetry::counter over_budget;  // answered as rendered: the budget was spent
 
  private:
+  /// Empties every slot whose value `made_for` supersedes, wherever its set: a new version's
+  /// pages do not land in the sets of the old one's. Whether that brought the values under the
+  /// budget. Only a miss over the budget pays for the walk.
+  bool drop_superseded(const cache_version& made_for) {
+    for (auto& slot : slots_) {
+      auto held = slot.load(std::memory_order_acquire);
+      if (!held || !held->value || !held->made_for.superseded_by(made_for)) continue;
+      if (slot.compare_exchange_strong(held, entry_ptr{}, std::memory_order_acq_rel))
+        held_.fetch_sub(held->bytes, std::memory_order_relaxed);
+    }
+    return held_.load(std::memory_order_relaxed) < budget_;
+  }
+
   std::array<std::atomic<entry_ptr>, slot_count> slots_{};
   std::array<std::atomic<std::size_t>, slot_count> hashes_{};  // of each slot's ETag: a hint, checked
   std::atomic<std::uint64_t> misses_{0};

@@ -30,13 +30,21 @@ struct read_caches {
 /// leaving the stack (a 304, a gzip cache hit).
 class etag_text {
  public:
+  etag_text() = default;
+  /// `text` (at most 52 bytes) as the ETag of a page of snapshot `made_for`.
+  etag_text(std::string_view text, cache_version made_for);
+
   std::string_view view() const { return {bytes_.data(), size_}; }
   operator std::string_view() const { return view(); }
   void push(char c) { bytes_[size_++] = c; }
+  /// The snapshot the ETag names: what the caches need to tell a superseded page.
+  cache_version made_for() const { return made_for_; }
 
  private:
+  friend etag_text etag_of(const catalog::snapshot& snap, std::string_view target);
   std::array<char, 52> bytes_{};  // "EPOCH-VERSION-HASH": two hex numbers up to 16 digits, 16 digits, 2 quotes
   std::uint8_t size_ = 0;
+  cache_version made_for_;
 };
 
 /// The ETag of a read: the snapshot's run and version (a restart starts versions again, and
@@ -71,15 +79,15 @@ response rendered_response(std::string_view etag, response_text body, read_cache
 /// ETag, compressed for a client that takes gzip or in a file for one that does not: then it
 /// is not rendered again.
 template <class Render>
-response read_response(const request& req, std::string_view etag, Render&& render, read_caches caches) {
+response read_response(const request& req, const etag_text& etag, Render&& render, read_caches caches) {
   read_claims claims;
   if (accepts_gzip(req)) {
-    auto found = caches.gzip.find_or_claim(etag);
+    auto found = caches.gzip.find_or_claim(etag, etag.made_for());
     if (found.hit) return compressed_response(etag, std::move(found.hit));
     claims.gzip = std::move(found.claim);
   }
   if (!claims.gzip) {
-    auto found = caches.files.find_or_claim(etag);
+    auto found = caches.files.find_or_claim(etag, etag.made_for());
     if (found.hit) return file_response(etag, std::move(found.hit));
     claims.file = std::move(found.claim);
   }
