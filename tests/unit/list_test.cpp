@@ -367,6 +367,89 @@ CAF_TEST(a reader of an older version does not take the slot of a newer version)
   CAF_CHECK_LESS(cache.held_bytes(), 100u);
 }
 
+CAF_TEST(a page that a newer version did not change takes the bytes made for the older one) {
+  http::gzip_cache gzip{http::gzip_cache_budget};
+  http::page_files files{http::page_files_budget};
+  http::request gzipped{http::bhttp::verb::get, "/discovery/resources", 11};
+  gzipped.set(http::bhttp::field::accept_encoding, "gzip");
+  http::request plain{http::bhttp::verb::get, "/discovery/resources", 11};
+  auto version = [](std::uint64_t v, catalog::listing_items items) {
+    auto snap = std::make_shared<catalog::snapshot>();
+    snap->epoch = 1;
+    snap->version = v;
+    snap->items = std::move(items);
+    return catalog::snapshot_ptr{std::move(snap)};
+  };
+  std::vector<catalog::item_ptr> items;
+  for (std::uint64_t seq = 1; seq <= 250; ++seq) items.push_back(item_of("p", "payP", "http", seq));
+  // As the handler reads a list page.
+  auto read = [&](const http::request& req, const catalog::snapshot_ptr& snap, std::size_t offset) {
+    auto query = "limit=100&offset=" + std::to_string(offset);
+    auto list = *http::parse_list_request(query);
+    auto etag = http::etag_of(*snap, "/discovery/resources?" + query);
+    auto res = http::read_response(req, etag, [&] { return http::render_list(snap, list); }, {gzip, files},
+                                   [&] { return std::optional{http::list_content(*snap, list)}; });
+    CAF_CHECK_EQUAL(res[http::bhttp::field::etag], etag.view());
+    return res.body().flatten();
+  };
+  auto v1 = version(1, catalog::listing_items{items});
+  std::array<std::string, 3> first, first_plain;
+  for (std::size_t page = 0; page < 3; ++page) {
+    first[page] = read(gzipped, v1, page * 100);
+    first_plain[page] = read(plain, v1, page * 100);
+  }
+  CAF_CHECK_EQUAL(gzip.made.value(), 3u);
+  CAF_CHECK_EQUAL(files.made.value(), 3u);
+  // Version 2 changes the item at position 150 (a heartbeat): the second page is new, the first
+  // and third are the same bytes and take them, neither compressed nor written again.
+  auto beat = items[150]->record();
+  beat.last_seen_ms = 2'000;
+  items[150] = catalog::make_item(beat, 0);
+  auto v2 = version(2, catalog::listing_items{items});
+  for (std::size_t page = 0; page < 3; ++page) {
+    auto again = read(gzipped, v2, page * 100);
+    auto again_plain = read(plain, v2, page * 100);
+    CAF_CHECK_EQUAL(again == first[page], page != 1);
+    CAF_CHECK_EQUAL(again_plain == first_plain[page], page != 1);
+    CAF_CHECK(again == http::gzip(std::string_view{again_plain}));
+  }
+  CAF_CHECK_EQUAL(gzip.made.value(), 4u);
+  CAF_CHECK_EQUAL(gzip.reused.value(), 2u);
+  CAF_CHECK_EQUAL(files.made.value(), 4u);
+  CAF_CHECK_EQUAL(files.reused.value(), 2u);
+  // Read again at version 2: cache hits, nothing reused or made.
+  CAF_CHECK(read(gzipped, v2, 0) == first[0]);
+  CAF_CHECK_EQUAL(gzip.hits.value(), 1u);
+  CAF_CHECK_EQUAL(gzip.reused.value(), 2u);
+  // Version 3 adds an item: every page's total changes, so no page is the same.
+  items.push_back(item_of("p", "payP", "http", 251));
+  auto v3 = version(3, catalog::listing_items{items});
+  for (std::size_t page = 0; page < 3; ++page) {
+    auto body = boost::json::parse(read(plain, v3, page * 100)).as_object();
+    CAF_CHECK_EQUAL(body["pagination"].as_object()["total"].as_int64(), 251);
+  }
+  CAF_CHECK_EQUAL(files.made.value(), 7u);
+  CAF_CHECK_EQUAL(files.reused.value(), 2u);
+}
+
+CAF_TEST(a page is remembered by place and content and only while an entry holds its value) {
+  small_cache cache{100};
+  http::page_content content{100, 0, 250, {1, 2, 3}};
+  auto a = cache.get("\"1-1-a\"", {1, 1}, [] { return value_of(60); });
+  CAF_REQUIRE(a);
+  cache.remember(7, content, a);
+  CAF_CHECK(cache.made_before(7, content) == a);
+  CAF_CHECK(cache.made_before(7 + small_cache::slot_count, content) == nullptr);  // another place, the same slot
+  for (auto other : {http::page_content{100, 0, 250, {1, 2, 4}}, http::page_content{100, 0, 251, {1, 2, 3}},
+                     http::page_content{100, 100, 250, {1, 2, 3}}, http::page_content{10, 0, 250, {1, 2, 3}}})
+    CAF_CHECK(cache.made_before(7, other) == nullptr);
+  // Once version 2 has taken its slot and no answer holds it, its value is gone: not reused.
+  a.reset();
+  CAF_REQUIRE(cache.get("\"1-2-b\"", {1, 2}, [] { return value_of(60); }));
+  CAF_REQUIRE(cache.get("\"1-2-c\"", {1, 2}, [] { return value_of(10); }));
+  CAF_CHECK(cache.made_before(7, content) == nullptr);
+}
+
 CAF_TEST(a value that cannot be made leaves the slot for the next reader) {
   small_cache cache{100};
   auto failed = cache.get("\"1-a\"", {}, [] { return std::optional<std::pair<std::string, std::size_t>>{}; });

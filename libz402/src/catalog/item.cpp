@@ -7,6 +7,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 
 namespace z402::catalog {
@@ -42,10 +43,20 @@ std::uint64_t identity_hash(std::string_view type, std::string_view resource, st
   return x;
 }
 
+namespace {
+
+std::uint64_t next_serial() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
 item::item(item_record record, std::int64_t today)
     : record_(std::move(record)),
       rendered_day_(today),
-      identity_hash_(catalog::identity_hash(record_.identity.type, record_.identity.resource, record_.identity.selector)) {
+      identity_hash_(catalog::identity_hash(record_.identity.type, record_.identity.resource, record_.identity.selector)),
+      serial_(next_serial()) {
   tail_.reserve(96);
   // Provenance (issue 18): a route its provider declared, or one seen only in payments.
   tail_.append(record_.declared ? R"(,"listedBy":"declaration")" : R"(,"listedBy":"settlement")");

@@ -204,7 +204,8 @@ response catalog_read(app_state& app, const request& req, route r, const catalog
   if (r == route::resources) {
     auto list = parse_list_request(query);
     if (!list) return error_response(list.error());
-    return read_response(req, etag, [&] { return render_list(snap, *list); }, {app.gzip, app.pages});
+    return read_response(req, etag, [&] { return render_list(snap, *list); }, {app.gzip, app.pages},
+                         [&] { return std::optional{list_content(*snap, *list)}; });
   }
   auto now = app.engine.context().clock->now_ms();
   if (r == route::search) {

@@ -139,19 +139,30 @@ void append_items(std::string& out, const catalog::snapshot& snap, const std::ve
   }
 }
 
-response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, shown_items* shown) {
-  // The rows of the page, in listing order. Unfiltered, the page is a slice and the total is
-  // the catalog's size: no walk over every item.
-  std::vector<const catalog::item*> page;
-  std::size_t total = 0;
+list_page select_list(const catalog::snapshot& snap, const list_request& req) {
+  // Unfiltered, the page is a slice and the total is the catalog's size: no walk over every item.
+  list_page page;
   std::vector<std::uint32_t> storage;
-  if (auto* rows = filtered_rows(*snap, req.filter, storage)) {
-    total = rows->size();
-    for (auto i = req.offset; i < total && page.size() < req.limit; ++i) page.push_back(snap->items[(*rows)[i]].get());
+  if (auto* rows = filtered_rows(snap, req.filter, storage)) {
+    page.total = rows->size();
+    for (auto i = req.offset; i < page.total && page.items.size() < req.limit; ++i) page.items.push_back(snap.items[(*rows)[i]].get());
   } else {
-    total = snap->items.size();
-    for (auto i = req.offset; i < total && page.size() < req.limit; ++i) page.push_back(snap->items[i].get());
+    page.total = snap.items.size();
+    for (auto i = req.offset; i < page.total && page.items.size() < req.limit; ++i) page.items.push_back(snap.items[i].get());
   }
+  return page;
+}
+
+page_content list_content(const catalog::snapshot& snap, const list_request& req) {
+  auto page = select_list(snap, req);
+  page_content content{req.limit, req.offset, page.total, {}};
+  content.serials.reserve(page.items.size());
+  for (auto* it : page.items) content.serials.push_back(it->serial());
+  return content;
+}
+
+response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, shown_items* shown) {
+  auto [page, total] = select_list(*snap, req);
   if (shown) *shown = page;
   response_text out{R"({"x402Version":2,"items":[)"};
   out.pieces.reserve(2 * page.size());

@@ -77,17 +77,20 @@ response metrics_response(const app_state& app) {
              std::uint64_t{1});
   catalog_metrics(app, out);
   out.family("z402_gzip_pages_total", "counter",
-             "gzip'd catalog pages served, by whether they were compressed for this answer or came from the cache.");
+             "gzip'd catalog pages served, by whether they were compressed for this answer, came from the cache, or took "
+             "the bytes compressed for an earlier version's page of the same content.");
   out.sample("z402_gzip_pages_total", {{"source", "compressed"}}, app.gzip.made.value());
   out.sample("z402_gzip_pages_total", {{"source", "cache"}}, app.gzip.hits.value());
+  out.sample("z402_gzip_pages_total", {{"source", "earlier_version"}}, app.gzip.reused.value());
   out.family("z402_gzip_deferred_total", "counter",
              "Pages asked for gzip and answered uncompressed because another reader was compressing the same page.");
   out.sample("z402_gzip_deferred_total", {}, app.gzip.deferred.value());
   out.family("z402_page_files_total", "counter",
-             "Plain catalog pages sent from a file with sendfile, by whether the file was written for this answer or came "
-             "from the cache.");
+             "Plain catalog pages sent from a file with sendfile, by whether the file was written for this answer, came "
+             "from the cache, or was written for an earlier version's page of the same content.");
   out.sample("z402_page_files_total", {{"source", "written"}}, app.pages.made.value());
   out.sample("z402_page_files_total", {{"source", "cache"}}, app.pages.hits.value());
+  out.sample("z402_page_files_total", {{"source", "earlier_version"}}, app.pages.reused.value());
   out.family("z402_page_cache_bytes", "gauge", "Bytes of the pages a read cache holds, within its budget.");
   out.sample("z402_page_cache_bytes", {{"cache", "gzip"}}, static_cast<std::uint64_t>(app.gzip.held_bytes()));
   out.sample("z402_page_cache_bytes", {{"cache", "file"}}, static_cast<std::uint64_t>(app.pages.held_bytes()));

@@ -26,7 +26,7 @@ void push_hex(etag_text& out, std::uint64_t v, int digits) {
 
 }  // namespace
 
-etag_text::etag_text(std::string_view text, cache_version made_for) : made_for_(made_for) {
+etag_text::etag_text(std::string_view text, cache_version made_for, std::uint64_t place) : made_for_(made_for), place_(place) {
   if (text.size() > bytes_.size()) throw std::length_error("an ETag is at most 52 bytes");
   for (char c : text) push(c);
 }
@@ -36,6 +36,7 @@ etag_text etag_of(const catalog::snapshot& snap, std::string_view target) {
   for (unsigned char c : target) h = (h ^ c) * 1099511628211ull;
   etag_text out;  // "%llx-%llx-%016llx", quoted
   out.made_for_ = {snap.epoch, snap.version};
+  out.place_ = h;
   out.push('"');
   push_hex(out, snap.epoch, 1);
   out.push('-');
@@ -121,7 +122,8 @@ response file_response(std::string_view etag, page_files::entry_ptr file) {
   return res;
 }
 
-response rendered_response(std::string_view etag, response_text body, read_caches caches, read_claims claims) {
+response rendered_response(const etag_text& etag, response_text body, read_caches caches, read_claims claims,
+                           std::optional<page_content> made_of) {
   if (claims.gzip) {
     if (body.payload_size() > gzip_threshold) {
       std::string bytes;
@@ -140,6 +142,7 @@ response rendered_response(std::string_view etag, response_text body, read_cache
       auto size = bytes.size();
       if (file) bytes = std::string{};  // every answer reads the file: no second copy in memory
       auto filled = caches.gzip.fill(std::move(claims.gzip), compressed_page{std::move(bytes), std::move(file)}, size);
+      if (made_of) caches.gzip.remember(etag.place(), std::move(*made_of), filled);
       return compressed_response(etag, std::move(filled));
     }
     caches.gzip.release(std::move(claims.gzip));  // too small to be worth compressing
@@ -149,7 +152,9 @@ response rendered_response(std::string_view etag, response_text body, read_cache
     if (body.payload_size() > file_threshold)
       if (auto file = page_file::write(body)) {
         auto size = file->size();
-        return file_response(etag, caches.files.fill(std::move(claims.file), std::move(*file), size));
+        auto filled = caches.files.fill(std::move(claims.file), std::move(*file), size);
+        if (made_of) caches.files.remember(etag.place(), std::move(*made_of), filled);
+        return file_response(etag, std::move(filled));
       }
     caches.files.release(std::move(claims.file));  // small, or no file to be had
   }

@@ -71,12 +71,16 @@ class item {
   std::int64_t rendered_day() const { return rendered_day_; }
   /// identity_hash of its identity, taken once per version.
   std::uint64_t identity_hash() const { return identity_hash_; }
+  /// This version's number in the process, never given to another: two pages whose items have
+  /// the same serials are the same bytes (http/page_content.hpp), whichever snapshot holds them.
+  std::uint64_t serial() const { return serial_; }
 
  private:
   item_record record_;
   std::string tail_;  // ends with the comma, so a page gathers two pieces per item
   std::int64_t rendered_day_;
   std::uint64_t identity_hash_;
+  std::uint64_t serial_;
 };
 
 using item_ptr = std::shared_ptr<const item>;

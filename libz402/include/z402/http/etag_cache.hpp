@@ -21,6 +21,7 @@
 // Superseded values go at once because waiting for them to turn cold held the budget: under a
 // write load that publishes a dozen versions a second, the last versions' files of 150 KB
 // filled the 8 MiB, and a quarter of the plain reads were answered as rendered, copied whole.
+#include "z402/http/page_content.hpp"
 #include "z402/telemetry/metrics.hpp"
 
 #include <array>
@@ -52,7 +53,8 @@ class etag_cache {
   struct entry {
     std::string etag;
     cache_version made_for;
-    std::optional<Value> value;  // empty while claimed: another reader is making it
+    std::shared_ptr<const Value> value;  // empty while claimed: another reader is making it; shared
+                                         // by the entries of versions whose page is the same
     std::size_t bytes = 0;       // the value's share of the budget
     std::size_t slot = 0;
     mutable std::atomic<std::uint64_t> used{0};  // the cache's miss count when last read
@@ -141,7 +143,7 @@ class etag_cache {
       return {};
     }
     // Claim the slot for this ETag; whoever loses the race answers the page as rendered.
-    entry_ptr claim{new entry{std::string{etag}, made_for, std::nullopt, 0, victim, now}};
+    entry_ptr claim{new entry{std::string{etag}, made_for, nullptr, 0, victim, now}};
     auto expected = victim_held;
     if (!slots_[victim].compare_exchange_strong(expected, claim, std::memory_order_acq_rel)) {
       deferred.add();
@@ -154,10 +156,27 @@ class etag_cache {
   /// Caches the value made for a claim (unless another ETag took its slot meanwhile).
   entry_ptr fill(entry_ptr claim, Value value, std::size_t bytes) {
     made.add();
-    entry_ptr fresh{new entry{claim->etag, claim->made_for, std::move(value), bytes, claim->slot, claim->used.load(std::memory_order_relaxed)}};
-    if (slots_[claim->slot].compare_exchange_strong(claim, fresh, std::memory_order_acq_rel))
-      held_.fetch_add(bytes, std::memory_order_relaxed);
-    return fresh;
+    return put(std::move(claim), std::make_shared<const Value>(std::move(value)), bytes);
+  }
+  /// Caches for a claim the value of an earlier entry whose page is the same (made_before).
+  entry_ptr fill_reused(entry_ptr claim, const entry_ptr& earlier) {
+    reused.add();
+    return put(std::move(claim), earlier->value, earlier->bytes);
+  }
+
+  /// The entry of the last value made or reused at `place` (the request target's hash), when
+  /// its page was `content` and an entry or an answer still holds it; nullptr otherwise.
+  entry_ptr made_before(std::uint64_t place, const page_content& content) const {
+    auto last = pages_[place % slot_count].load(std::memory_order_acquire);
+    if (!last || last->place != place || last->content != content) return nullptr;
+    auto earlier = last->holder.lock();
+    return earlier && earlier->value ? earlier : nullptr;
+  }
+  /// Remembers that `holder`'s value is the page `content` at `place`. It holds the entry
+  /// weakly: the value lives no longer than the cache or an answer keeps it.
+  void remember(std::uint64_t place, page_content content, const entry_ptr& holder) {
+    pages_[place % slot_count].store(std::make_shared<const made_page>(made_page{place, std::move(content), holder}),
+                                     std::memory_order_release);
   }
   /// Gives a claim up without a value: the next reader of its ETag claims it again.
   void release(entry_ptr claim) {
@@ -170,6 +189,7 @@ class etag_cache {
 
   telemetry::counter hits;
   telemetry::counter made;
+  telemetry::counter reused;       // a newer version's page took the value of an older one's
   telemetry::counter deferred;     // answered as rendered while another reader made the value
   telemetry::counter over_budget;  // answered as rendered: the budget was spent
 
@@ -187,7 +207,21 @@ class etag_cache {
     return held_.load(std::memory_order_relaxed) < budget_;
   }
 
+  entry_ptr put(entry_ptr claim, std::shared_ptr<const Value> value, std::size_t bytes) {
+    entry_ptr fresh{new entry{claim->etag, claim->made_for, std::move(value), bytes, claim->slot, claim->used.load(std::memory_order_relaxed)}};
+    if (slots_[claim->slot].compare_exchange_strong(claim, fresh, std::memory_order_acq_rel))
+      held_.fetch_add(bytes, std::memory_order_relaxed);
+    return fresh;
+  }
+
+  struct made_page {
+    std::uint64_t place;
+    page_content content;
+    std::weak_ptr<const entry> holder;
+  };
+
   std::array<std::atomic<entry_ptr>, slot_count> slots_{};
+  std::array<std::atomic<std::shared_ptr<const made_page>>, slot_count> pages_{};  // by place
   std::array<std::atomic<std::size_t>, slot_count> hashes_{};  // of each slot's ETag: a hint, checked
   std::atomic<std::uint64_t> misses_{0};
   std::atomic<std::size_t> held_{0};

@@ -2,6 +2,7 @@
 // GET /discovery/resources: its parameters (catalog.md §4, bazaar-wire.md §1) and its page.
 #include "z402/error.hpp"
 #include "z402/http/message.hpp"
+#include "z402/http/page_content.hpp"
 #include "z402/catalog/snapshot.hpp"
 
 #include <array>
@@ -78,6 +79,17 @@ using shown_items = std::vector<const catalog::item*>;
 /// (search and resource pages; the list gathers its pages without copying).
 void append_items(std::string& out, const catalog::snapshot& snap, const std::vector<std::size_t>& positions,
                   shown_items* shown);
+
+/// The items of a list page, in listing order, and how many items match its filter.
+struct list_page {
+  shown_items items;
+  std::size_t total = 0;
+};
+list_page select_list(const catalog::snapshot& snap, const list_request& req);
+
+/// What the page `req` asks for at `snap` is made of: its bytes are the same at any snapshot
+/// where this is the same.
+page_content list_content(const catalog::snapshot& snap, const list_request& req);
 
 /// {"x402Version":2,"items":[...],"pagination":{"limit":L,"offset":O,"total":T}}, as a body
 /// that gathers the items' own bytes (and keeps the snapshot alive); flatten() for one string.

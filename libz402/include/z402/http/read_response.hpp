@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,20 +32,24 @@ struct read_caches {
 class etag_text {
  public:
   etag_text() = default;
-  /// `text` (at most 52 bytes) as the ETag of a page of snapshot `made_for`.
-  etag_text(std::string_view text, cache_version made_for);
+  /// `text` (at most 52 bytes) as the ETag of a page of snapshot `made_for`, asked for by a
+  /// request target whose hash is `place`.
+  etag_text(std::string_view text, cache_version made_for, std::uint64_t place = 0);
 
   std::string_view view() const { return {bytes_.data(), size_}; }
   operator std::string_view() const { return view(); }
   void push(char c) { bytes_[size_++] = c; }
   /// The snapshot the ETag names: what the caches need to tell a superseded page.
   cache_version made_for() const { return made_for_; }
+  /// The request target's hash: where the caches remember the page's content (page_content).
+  std::uint64_t place() const { return place_; }
 
  private:
   friend etag_text etag_of(const catalog::snapshot& snap, std::string_view target);
   std::array<char, 52> bytes_{};  // "EPOCH-VERSION-HASH": two hex numbers up to 16 digits, 16 digits, 2 quotes
   std::uint8_t size_ = 0;
   cache_version made_for_;
+  std::uint64_t place_ = 0;
 };
 
 /// The ETag of a read: the snapshot's run and version (a restart starts versions again, and
@@ -72,14 +77,18 @@ struct read_claims {
 response compressed_response(std::string_view etag, gzip_cache::entry_ptr compressed);
 /// 200 with a page written to a file before.
 response file_response(std::string_view etag, page_files::entry_ptr file);
-/// 200 with a page as rendered, compressed or written to a file first for the claims held.
-response rendered_response(std::string_view etag, response_text body, read_caches caches, read_claims claims);
+/// 200 with a page as rendered, compressed or written to a file first for the claims held,
+/// and remembered as the page `made_of` (when it says) for later versions to reuse.
+response rendered_response(const etag_text& etag, response_text body, read_caches caches, read_claims claims,
+                           std::optional<page_content> made_of);
 
 /// A read's answer: the page `render()` makes (a response_text), unless it is cached for this
 /// ETag, compressed for a client that takes gzip or in a file for one that does not: then it
-/// is not rendered again.
-template <class Render>
-response read_response(const request& req, const etag_text& etag, Render&& render, read_caches caches) {
+/// is not rendered again. On a miss, `content()` may say what the page is made of
+/// (std::optional<page_content>, a list page's): a value made for an earlier version's page of
+/// the same content is taken instead of compressing or writing the page again.
+template <class Render, class Content>
+response read_response(const request& req, const etag_text& etag, Render&& render, read_caches caches, Content&& content) {
   read_claims claims;
   if (accepts_gzip(req)) {
     auto found = caches.gzip.find_or_claim(etag, etag.made_for());
@@ -91,14 +100,28 @@ response read_response(const request& req, const etag_text& etag, Render&& rende
     if (found.hit) return file_response(etag, std::move(found.hit));
     claims.file = std::move(found.claim);
   }
+  std::optional<page_content> made_of;
   response_text body;
   try {
+    if (claims.gzip || claims.file) made_of = content();
+    if (made_of && claims.gzip)
+      if (auto earlier = caches.gzip.made_before(etag.place(), *made_of))
+        return compressed_response(etag, caches.gzip.fill_reused(std::move(claims.gzip), earlier));
+    if (made_of && claims.file)
+      if (auto earlier = caches.files.made_before(etag.place(), *made_of))
+        return file_response(etag, caches.files.fill_reused(std::move(claims.file), earlier));
     body = render();
   } catch (...) {
     claims.release(caches);  // or their slots stay claimed for good
     throw;
   }
-  return rendered_response(etag, std::move(body), caches, std::move(claims));
+  return rendered_response(etag, std::move(body), caches, std::move(claims), std::move(made_of));
+}
+
+/// The same for a page that cannot say what it is made of (a search, a resolve).
+template <class Render>
+response read_response(const request& req, const etag_text& etag, Render&& render, read_caches caches) {
+  return read_response(req, etag, std::forward<Render>(render), caches, [] { return std::optional<page_content>{}; });
 }
 
 }  // namespace z402::http
