@@ -438,16 +438,26 @@ CAF_TEST(a page is remembered by place and content and only while an entry holds
   auto a = cache.get("\"1-1-a\"", {1, 1}, [] { return value_of(60); });
   CAF_REQUIRE(a);
   cache.remember(7, content, a);
-  CAF_CHECK(cache.made_before(7, content) == a);
-  CAF_CHECK(cache.made_before(7 + small_cache::slot_count, content) == nullptr);  // another place, the same slot
+  CAF_CHECK(cache.made_before(7, content).value == a->value);
+  CAF_CHECK_EQUAL(cache.made_before(7, content).bytes, 60u);
+  CAF_CHECK(!cache.made_before(7 + small_cache::slot_count, content));  // another place, the same slot
   for (auto other : {http::page_content{100, 0, 250, {1, 2, 4}}, http::page_content{100, 0, 251, {1, 2, 3}},
                      http::page_content{100, 100, 250, {1, 2, 3}}, http::page_content{10, 0, 250, {1, 2, 3}}})
-    CAF_CHECK(cache.made_before(7, other) == nullptr);
-  // Once version 2 has taken its slot and no answer holds it, its value is gone: not reused.
+    CAF_CHECK(!cache.made_before(7, other));
+  // Version 2's page takes the value, in the slot of version 1's: the value lives on in it,
+  // and version 3 can take it too.
+  auto claim = cache.find_or_claim("\"1-2-a\"", {1, 2});
+  CAF_REQUIRE(claim.claim);
+  auto b = cache.fill_reused(std::move(claim.claim), cache.made_before(7, content));
+  CAF_CHECK(b->value == a->value);
+  CAF_CHECK_EQUAL(b->slot, a->slot);
+  CAF_CHECK_EQUAL(cache.held_bytes(), 60u);
   a.reset();
-  CAF_REQUIRE(cache.get("\"1-2-b\"", {1, 2}, [] { return value_of(60); }));
-  CAF_REQUIRE(cache.get("\"1-2-c\"", {1, 2}, [] { return value_of(10); }));
-  CAF_CHECK(cache.made_before(7, content) == nullptr);
+  b.reset();
+  CAF_CHECK(cache.made_before(7, content));
+  // Once version 3 has taken that slot too and no answer holds the value, it is gone.
+  CAF_REQUIRE(cache.get("\"1-3-b\"", {1, 3}, [] { return value_of(60); }));
+  CAF_CHECK(!cache.made_before(7, content));
 }
 
 CAF_TEST(a value that cannot be made leaves the slot for the next reader) {

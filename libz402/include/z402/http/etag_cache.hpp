@@ -158,25 +158,31 @@ class etag_cache {
     made.add();
     return put(std::move(claim), std::make_shared<const Value>(std::move(value)), bytes);
   }
-  /// Caches for a claim the value of an earlier entry whose page is the same (made_before).
-  entry_ptr fill_reused(entry_ptr claim, const entry_ptr& earlier) {
+  /// A value made for an earlier version's page, and its share of the budget.
+  struct earlier_value {
+    std::shared_ptr<const Value> value;
+    std::size_t bytes = 0;
+    explicit operator bool() const { return value != nullptr; }
+  };
+  /// Caches for a claim the value made for an earlier version's page of the same content.
+  entry_ptr fill_reused(entry_ptr claim, earlier_value earlier) {
     reused.add();
-    return put(std::move(claim), earlier->value, earlier->bytes);
+    return put(std::move(claim), std::move(earlier.value), earlier.bytes);
   }
 
-  /// The entry of the last value made or reused at `place` (the request target's hash), when
-  /// its page was `content` and an entry or an answer still holds it; nullptr otherwise.
-  entry_ptr made_before(std::uint64_t place, const page_content& content) const {
+  /// The value last made at `place` (the request target's hash), when its page was `content`
+  /// and an entry or an answer still holds it; empty otherwise.
+  earlier_value made_before(std::uint64_t place, const page_content& content) const {
     auto last = pages_[place % slot_count].load(std::memory_order_acquire);
-    if (!last || last->place != place || last->content != content) return nullptr;
-    auto earlier = last->holder.lock();
-    return earlier && earlier->value ? earlier : nullptr;
+    if (!last || last->place != place || last->content != content) return {};
+    return {last->value.lock(), last->bytes};
   }
-  /// Remembers that `holder`'s value is the page `content` at `place`. It holds the entry
-  /// weakly: the value lives no longer than the cache or an answer keeps it.
+  /// Remembers that the value of `holder` is the page `content` at `place`, weakly: the value
+  /// lives no longer than an entry (of any version that took it) or an answer keeps it.
   void remember(std::uint64_t place, page_content content, const entry_ptr& holder) {
-    pages_[place % slot_count].store(std::make_shared<const made_page>(made_page{place, std::move(content), holder}),
-                                     std::memory_order_release);
+    pages_[place % slot_count].store(
+        std::make_shared<const made_page>(made_page{place, std::move(content), holder->value, holder->bytes}),
+        std::memory_order_release);
   }
   /// Gives a claim up without a value: the next reader of its ETag claims it again.
   void release(entry_ptr claim) {
@@ -217,7 +223,8 @@ class etag_cache {
   struct made_page {
     std::uint64_t place;
     page_content content;
-    std::weak_ptr<const entry> holder;
+    std::weak_ptr<const Value> value;
+    std::size_t bytes;
   };
 
   std::array<std::atomic<entry_ptr>, slot_count> slots_{};
