@@ -204,8 +204,14 @@ response catalog_read(app_state& app, const request& req, route r, const catalog
   if (r == route::resources) {
     auto list = parse_list_request(query);
     if (!list) return error_response(list.error());
-    return read_response(req, etag, [&] { return render_list(snap, *list); }, {app.gzip, app.pages},
-                         [&] { return std::optional{list_content(*snap, *list)}; });
+    // Selected on a miss only, and once for both what the page is made of and its body.
+    std::optional<list_page> page;
+    auto selected = [&]() -> const list_page& {
+      if (!page) page = select_list(*snap, *list);
+      return *page;
+    };
+    return read_response(req, etag, [&] { return render_list(snap, *list, selected()); }, {app.gzip, app.pages},
+                         [&] { return std::optional{list_content(selected(), *list)}; });
   }
   auto now = app.engine.context().clock->now_ms();
   if (r == route::search) {

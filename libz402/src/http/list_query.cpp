@@ -153,8 +153,7 @@ list_page select_list(const catalog::snapshot& snap, const list_request& req) {
   return page;
 }
 
-page_content list_content(const catalog::snapshot& snap, const list_request& req) {
-  auto page = select_list(snap, req);
+page_content list_content(const list_page& page, const list_request& req) {
   page_content content{req.limit, req.offset, page.total, {}};
   content.serials.reserve(page.items.size());
   for (auto* it : page.items) content.serials.push_back(it->serial());
@@ -162,8 +161,13 @@ page_content list_content(const catalog::snapshot& snap, const list_request& req
 }
 
 response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, shown_items* shown) {
-  auto [page, total] = select_list(*snap, req);
-  if (shown) *shown = page;
+  auto page = select_list(*snap, req);
+  if (shown) *shown = page.items;
+  return render_list(snap, req, page);
+}
+
+response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, const list_page& selected) {
+  auto& [page, total] = selected;
   response_text out{R"({"x402Version":2,"items":[)"};
   out.pieces.reserve(2 * page.size());
   for (std::size_t i = 0; i < page.size(); ++i) {

@@ -87,12 +87,14 @@ struct list_page {
 };
 list_page select_list(const catalog::snapshot& snap, const list_request& req);
 
-/// What the page `req` asks for at `snap` is made of: its bytes are the same at any snapshot
-/// where this is the same.
-page_content list_content(const catalog::snapshot& snap, const list_request& req);
+/// What the page `req` asks for, selected as `page`, is made of: its bytes are the same at any
+/// snapshot where this is the same.
+page_content list_content(const list_page& page, const list_request& req);
 
 /// {"x402Version":2,"items":[...],"pagination":{"limit":L,"offset":O,"total":T}}, as a body
 /// that gathers the items' own bytes (and keeps the snapshot alive); flatten() for one string.
 response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, shown_items* shown = nullptr);
+/// The same for a page already selected from `snap`.
+response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, const list_page& page);
 
 }  // namespace z402::http
