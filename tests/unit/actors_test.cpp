@@ -118,15 +118,20 @@ CAF_TEST(the registry answers a count at once and publishes counts at most once 
   advance(50ms);  // the interval ends: one version carries what was held
   CAF_CHECK_EQUAL(calls(), 2u);
   CAF_CHECK_EQUAL(store->load()->version, version + 2);
-  // A content change is not held behind counts: visible within the publication interval.
+  // A content change is not held behind counts: visible within the publication interval. It
+  // does not carry the held count along, which waits for the counts interval.
   auto third = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"}, paid(3), false);
   sched.run();
   auto added = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                              catalog::item_change{{item(2, "https://a.example.com/y")}, {}, {}}, true);
   CAF_CHECK(answers_true(added));
   CAF_CHECK_EQUAL(store->load()->items.size(), 2u);
-  CAF_CHECK_EQUAL(calls(), 3u);  // and it carries the held count along
+  CAF_CHECK_EQUAL(store->load()->version, version + 3);
+  CAF_CHECK_EQUAL(calls(), 2u);
   CAF_CHECK(answers_true(third));
+  advance(250ms);
+  CAF_CHECK_EQUAL(calls(), 3u);
+  CAF_CHECK_EQUAL(store->load()->version, version + 4);
   // flush publishes what is held back.
   auto fourth = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"}, paid(4), false);
   sched.run();
@@ -136,6 +141,85 @@ CAF_TEST(the registry answers a count at once and publishes counts at most once 
   CAF_CHECK_EQUAL(calls(), 4u);
   CAF_CHECK(answers_true(fourth));
   CAF_CHECK(answers_true(flushed));
+  self->send_exit(registry, caf::exit_reason::user_shutdown);
+}
+
+CAF_TEST(a content publication shows the counts last published and carries only their payments) {
+  auto registry = sys.spawn(catalog::registry, ctx, store, catalog::persistence_actor{}, 1ms, 250ms);
+  sched.run();
+  auto commit = [&](catalog::item_change change, bool may_refuse) {
+    return self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"}, std::move(change),
+                         may_refuse);
+  };
+  auto declared = commit({{item(1, "https://a.example.com/x"), item(2, "https://a.example.com/y")}, {}, {}}, true);
+  CAF_REQUIRE(answers_true(declared));
+  advance(300ms);  // a quiet spell
+  auto today = wire::utc_day(wall->now_ms());
+  // What the provider holds: every count it committed, whether published or not.
+  std::vector<catalog::item_ptr> held{store->load()->items.at(0), store->load()->items.at(1)};
+  auto recounted = [&](std::size_t at, std::uint64_t calls) {
+    auto r = held[at]->record();
+    r.paid_calls = calls;
+    r.paid_day = today;
+    return held[at] = catalog::make_item(std::move(r), today);
+  };
+  auto payment = [](std::uint64_t n) { return catalog::payment_record{{n, n}, test::start_ms}; };
+  auto shown = [&](std::size_t at) { return store->load()->items.at(at)->record().paid_calls_on(today); };
+  auto payments = [&] {
+    auto& p = store->load()->payments;
+    return p ? *p : std::vector<catalog::payment_record>{};
+  };
+  using records = std::vector<catalog::payment_record>;
+  // The first count after a quiet spell is published at once, with its payment.
+  auto first = commit({{recounted(0, 1)}, {}, {payment(1)}}, false);
+  CAF_REQUIRE(answers_true(first));
+  CAF_CHECK_EQUAL(shown(0), 1u);
+  CAF_CHECK(payments() == records{payment(1)});
+  auto version = store->load()->version;
+  // Two more counts are held for the interval.
+  auto second = commit({{recounted(0, 2), recounted(1, 1)}, {}, {payment(2), payment(3)}}, false);
+  CAF_REQUIRE(answers_true(second));
+  CAF_CHECK_EQUAL(store->load()->version, version);
+  // Item 1's content changes: its new version, made from what the provider holds, counts 2.
+  auto r = held[0]->record();
+  auto fields = test::valid_item(terms, "https://a.example.com/x");
+  fields["description"] = "A new description.";
+  r.content = catalog::make_content(fields, "GET");
+  r.last_updated_ms = wall->now_ms();
+  auto rewritten = catalog::make_item(std::move(r), today);
+  CAF_REQUIRE_EQUAL(rewritten->record().paid_calls, 2u);
+  held[0] = rewritten;
+  auto changed = commit({{rewritten}, {}, {}}, true);
+  CAF_REQUIRE(answers_true(changed));
+  auto content_version = store->load();
+  CAF_CHECK_EQUAL(content_version->version, version + 1);
+  CAF_CHECK(content_version->items.at(0)->record().content == rewritten->record().content);
+  CAF_CHECK_EQUAL(shown(0), 1u);  // as last published: payment 2 is not saved with this version
+  CAF_CHECK_EQUAL(shown(1), 0u);
+  CAF_CHECK(!content_version->payments);
+  std::string served;
+  for (auto& i : content_version->items) i->append_json(served);
+  CAF_CHECK_EQUAL(content_version->bytes, served.size());
+  // The interval ends: the counts are published with their payments.
+  advance(250ms);
+  CAF_CHECK_EQUAL(store->load()->version, version + 2);
+  CAF_CHECK(store->load()->items.at(0)->record().content == rewritten->record().content);
+  CAF_CHECK_EQUAL(shown(0), 2u);
+  CAF_CHECK_EQUAL(shown(1), 1u);
+  CAF_CHECK(payments() == (records{payment(2), payment(3)}));
+  // A content change that brings payments (a settle listing a new payment-only item) is
+  // published whole: the count held before it shows, and both payments are saved with it.
+  advance(300ms);
+  auto counted = commit({{recounted(1, 2)}, {}, {payment(4)}}, false);  // published at once: a quiet spell
+  CAF_REQUIRE(answers_true(counted));
+  auto held_count = commit({{recounted(1, 3)}, {}, {payment(5)}}, false);
+  CAF_REQUIRE(answers_true(held_count));
+  CAF_CHECK_EQUAL(shown(1), 2u);
+  auto listed = commit({{item(3, "https://a.example.com/z")}, {}, {payment(6)}}, false);
+  CAF_REQUIRE(answers_true(listed));
+  CAF_CHECK_EQUAL(store->load()->items.size(), 3u);
+  CAF_CHECK_EQUAL(shown(1), 3u);
+  CAF_CHECK(payments() == (records{payment(5), payment(6)}));
   self->send_exit(registry, caf::exit_reason::user_shutdown);
 }
 

@@ -10,22 +10,31 @@ namespace {
 
 using self_ptr = registry_actor::stateful_pointer<registry_state>;
 
-void publish_now(self_ptr self) {
+// Publishes what changed. `whole`: counts and lastSeen too (the counts interval is over, or a
+// flush), with the payments they count; otherwise only content, unless nothing is held back or
+// a content change brought payments, when the two are the same publication.
+void publish(self_ptr self, bool whole) {
   auto& st = self->state;
+  auto now = self->clock().now();
+  std::shared_ptr<const std::vector<payment_record>> payments;
+  // Counts a content publication leaves held wait for the counts interval, unless it is over.
+  if (whole || !st.counts_held || st.whole_due || st.count_publications.changed(self, atom::counts::value)) {
+    st.shown = st.items;
+    st.shown_bytes = st.bytes;
+    st.counts_held = false;
+    st.whole_due = false;
+    if (!st.payments.empty()) payments = std::make_shared<const std::vector<payment_record>>(std::exchange(st.payments, {}));
+    st.count_publications.acted(now);
+  }
   // The index holds positions and contents, which only these changes move.
   if (st.content_changed || !st.indexes) st.indexes = content_indexes::after(st.store->load());
   st.content_changed = false;
-  st.unpublished = false;
-  std::shared_ptr<const std::vector<payment_record>> payments;
-  if (!st.payments.empty()) payments = std::make_shared<const std::vector<payment_record>>(std::exchange(st.payments, {}));
-  auto published = make_snapshot(st.ctx.epoch, ++st.version, st.items, st.bytes, st.items_of.size(), st.ctx.clock->now_ms(), st.indexes,
-                                 std::move(payments));
+  auto published = make_snapshot(st.ctx.epoch, ++st.version, st.shown, st.shown_bytes, st.items_of.size(), st.ctx.clock->now_ms(),
+                                 st.indexes, std::move(payments));
   st.store->publish(published);
   if (st.persistence) self->send(st.persistence, atom::persist::value, published);
   for (auto& w : st.watchers) self->send(w, atom::published::value, published);
-  auto now = self->clock().now();
   st.publications.acted(now);
-  st.count_publications.acted(now);
   for (auto& rp : st.waiting) rp.deliver(true);
   st.waiting.clear();
 }
@@ -55,33 +64,64 @@ totals after(registry_state& st, const item_change& change) {
   return t;
 }
 
-// Applies `change`; whether it changed content (items added, removed or rewritten), not only
-// counts or lastSeen.
-bool apply(registry_state& st, const std::string& provider, const item_change& change) {
-  bool content = false;
+// `it`, the new content of the item at `at`, as the next content publication shows it: with
+// the paid calls last published there, since the payments of any counted after are not saved
+// with a content publication.
+item_ptr shown_version(const item_ptr& it, const item_ptr& shown) {
+  auto& was = shown->record();
+  if (it->record().paid_calls == was.paid_calls && it->record().paid_day == was.paid_day) return it;
+  auto r = it->record();
+  r.paid_calls = was.paid_calls;
+  r.paid_day = was.paid_day;
+  return make_item(std::move(r), it->rendered_day());
+}
+
+void show(registry_state& st, std::size_t at, item_ptr it) {
+  auto pos = st.shown.begin() + static_cast<std::ptrdiff_t>(at);
+  st.shown_bytes += it->json_size() - (*pos)->json_size();
+  st.shown.set(pos, std::move(it));
+}
+
+struct applied {
+  bool content = false;  // items added, removed or rewritten
+  bool counts = false;   // items whose counts or lastSeen alone changed
+};
+
+// Applies `change` to `items`, and its content to `shown`.
+applied apply(registry_state& st, const std::string& provider, const item_change& change) {
+  applied done;
   auto& mine = st.items_of[provider];
   for (auto seq : change.removed)
     if (auto pos = position_of(st.items, seq); holds(st.items, pos, seq)) {
+      auto at = pos.position();
       st.bytes -= (*pos)->json_size();
+      st.shown_bytes -= st.shown[at]->json_size();
       st.items.erase(pos);
+      st.shown.erase(st.shown.begin() + static_cast<std::ptrdiff_t>(at));
       --mine;
-      content = true;
+      done.content = true;
     }
   for (auto& it : change.upserts) {
     auto pos = position_of(st.items, it->record().seq);
+    auto at = pos.position();
     if (holds(st.items, pos, it->record().seq)) {
-      st.bytes -= (*pos)->json_size();
-      content |= (*pos)->record().content != it->record().content;
+      st.bytes += it->json_size() - (*pos)->json_size();
+      bool rewritten = (*pos)->record().content != it->record().content;
       st.items.set(pos, it);
+      if (rewritten) show(st, at, shown_version(it, st.shown[at]));
+      done.content |= rewritten;
+      done.counts |= !rewritten;
     } else {
       st.items.insert(pos, it);  // new items have the highest seqs: this appends
+      st.shown.insert(st.shown.begin() + static_cast<std::ptrdiff_t>(at), it);
+      st.bytes += it->json_size();
+      st.shown_bytes += it->json_size();
       ++mine;
-      content = true;
+      done.content = true;
     }
-    st.bytes += it->json_size();
   }
   if (mine == 0) st.items_of.erase(provider);
-  return content;
+  return done;
 }
 
 }  // namespace
@@ -132,29 +172,30 @@ registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry
           rp.deliver(make_error(errc::catalog_full));
           return rp;
         }
-        bool content = apply(st, provider, change);
+        auto done = apply(st, provider, change);
         st.payments.insert(st.payments.end(), change.payments.begin(), change.payments.end());
-        st.content_changed |= content;
-        st.unpublished = true;
-        if (content) {
+        st.content_changed |= done.content;
+        st.counts_held |= done.counts || !done.content;
+        if (done.content) {
+          st.whole_due |= !change.payments.empty();
           st.waiting.push_back(rp);
-          if (st.publications.changed(self, atom::publish::value)) publish_now(self);
+          if (st.publications.changed(self, atom::publish::value)) publish(self, false);
         } else {
-          if (st.count_publications.changed(self, atom::counts::value)) publish_now(self);
+          if (st.count_publications.changed(self, atom::counts::value)) publish(self, true);
           rp.deliver(true);
         }
         return rp;
       },
       [=](atom::publish) {
         self->state.publications.woke();
-        if (self->state.unpublished) publish_now(self);
+        if (self->state.content_changed) publish(self, false);
       },
       [=](atom::counts) {
         self->state.count_publications.woke();
-        if (self->state.unpublished) publish_now(self);
+        if (self->state.counts_held || self->state.content_changed) publish(self, true);
       },
       [=](atom::flush) {
-        if (self->state.unpublished) publish_now(self);
+        if (self->state.counts_held || self->state.content_changed) publish(self, true);
         auto rp = self->make_response_promise<bool>();
         if (!self->state.persistence) {
           rp.deliver(true);

@@ -9,6 +9,13 @@
 // once per counts interval (250 ms), with the first after a quiet spell published at once. Each
 // new version makes readers' cached pages, gzip bodies and ETags stale, so a stream of settles
 // every millisecond no longer turns every read into a miss.
+//
+// A content publication does not carry the counts held back: it shows the items as last
+// published, with only the changed content new (`shown`), so it leaves the pages of unchanged
+// items as they were and their cached bytes reusable. The payments saved with a version are
+// exactly those of the counts it shows (payment_file.hpp): a content publication shows no new
+// count and carries no payment. A content change that brings payments of its own (a settle
+// that lists a new payment-only item) is published whole, counts and all.
 #include "z402/catalog/actors.hpp"
 #include "z402/catalog/coalescer.hpp"
 #include "z402/catalog/engine_context.hpp"
@@ -27,17 +34,23 @@ struct registry_state {
   std::shared_ptr<snapshot_store> store;  // shared with the engine: it outlives neither
   persistence_actor persistence;  // may be null: nothing is written
 
-  listing_items items;  // sorted by seq: listing order; a publication shares its chunks
+  listing_items items;  // every commit applied, sorted by seq: listing order
+  std::size_t bytes = 0;  // of `items`: what the budgets are held to
+  // What the next content publication shows: `items`, but for what a commit changed only in
+  // counts or lastSeen, which stays as last published. The same seqs in the same order as
+  // `items`. A publication shares its chunks.
+  listing_items shown;
+  std::size_t shown_bytes = 0;
   std::unordered_map<std::string, std::size_t> items_of;  // provider -> how many it lists
-  std::size_t bytes = 0;
   std::uint64_t version = 0;
   bool content_changed = true;  // since the last publication: items added, removed or rewritten
-  bool unpublished = false;     // any change since the last publication
+  bool counts_held = false;     // `shown` is behind `items` in counts or lastSeen
+  bool whole_due = false;       // a content change brought payments: publish `items` as it is
   std::shared_ptr<const content_indexes> indexes;
   coalescer publications;        // content: at most one snapshot per publication interval
   coalescer count_publications;  // counts and lastSeen only: at most one per counts interval
   std::vector<caf::typed_response_promise<bool>> waiting;  // commits not yet visible
-  std::vector<payment_record> payments;  // counted since the last publication: they go with it
+  std::vector<payment_record> payments;  // counted since the last whole publication: they go with the next
   std::vector<publication_watcher> watchers;  // get every publication (the FEED)
 
   static inline const char* name = "z402.registry";
