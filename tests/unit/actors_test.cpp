@@ -220,6 +220,34 @@ CAF_TEST(a content publication shows the counts last published and carries only 
   CAF_CHECK_EQUAL(store->load()->items.size(), 3u);
   CAF_CHECK_EQUAL(shown(1), 3u);
   CAF_CHECK(payments() == (records{payment(5), payment(6)}));
+  // A changed declaration moves lastSeen of the items it did not rewrite. After a quiet spell
+  // that goes at once with the content; within the counts interval it waits for its end.
+  auto redeclared = [&](std::string description) {
+    auto now = wall->now_ms();
+    auto a = held[0]->record();
+    auto fields = test::valid_item(terms, "https://a.example.com/x");
+    fields["description"] = description;
+    a.content = catalog::make_content(fields, "GET");
+    a.last_seen_ms = a.last_updated_ms = now;
+    auto b = held[1]->record();
+    b.last_seen_ms = now;
+    held[0] = catalog::make_item(std::move(a), today);
+    held[1] = catalog::make_item(std::move(b), today);
+    return catalog::item_change{{held[0], held[1]}, {}, {}};
+  };
+  auto seen = [&](std::size_t at) { return store->load()->items.at(at)->record().last_seen_ms; };
+  advance(300ms);
+  auto quiet = commit(redeclared("Once more."), true);
+  CAF_REQUIRE(answers_true(quiet));
+  CAF_CHECK_EQUAL(seen(1), held[1]->record().last_seen_ms);
+  advance(50ms);
+  auto soon = commit(redeclared("And again."), true);
+  CAF_REQUIRE(answers_true(soon));
+  CAF_CHECK(store->load()->items.at(0)->record().content == held[0]->record().content);
+  CAF_CHECK_EQUAL(seen(0), held[0]->record().last_seen_ms);  // the rewritten item's own
+  CAF_CHECK_LESS(seen(1), held[1]->record().last_seen_ms);
+  advance(250ms);
+  CAF_CHECK_EQUAL(seen(1), held[1]->record().last_seen_ms);
   self->send_exit(registry, caf::exit_reason::user_shutdown);
 }
 

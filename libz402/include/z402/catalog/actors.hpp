@@ -126,8 +126,9 @@ using replica_actor = replica_feed_actor::extend<
 /// REGISTRY: the global totals and the published snapshots (registry_actor.hpp).
 using registry_actor = caf::typed_actor<
     /// PROVIDER: (provider, change, may_refuse) applies one provider's change. True once readers
-    /// can see it when it changes content (items added, removed or rewritten); at once when it
-    /// only moves counts or lastSeen, which readers see within the counts interval. With
+    /// can see its content when it changes content (items added, removed or rewritten); at once
+    /// when it only moves counts or lastSeen. Counts and lastSeen, whatever change moved them,
+    /// readers see within the counts interval. With
     /// may_refuse, a change that would pass a global budget is refused with
     /// errc::catalog_full; without it (counts, heartbeats, eviction) it always lands.
     caf::replies_to<atom::commit, std::string, item_change, bool>::with<bool>,
