@@ -630,6 +630,35 @@ CAF_TEST(a journal that cannot be appended fails the save and the next save writ
   CAF_CHECK_EQUAL(loaded.records[0].last_seen_ms, snap()->items[0]->record().last_seen_ms);
 }
 
+CAF_TEST(a content keeps its filter keys packed and a damaged packing ends the walk where it breaks) {
+  auto fields = test::valid_item(terms, "https://a.example.com/x");
+  auto& entry = fields["accepts"].as_array()[0].as_object();
+  std::string long_pay_to(200, 'p');  // a length of two varint bytes
+  entry["payTo"] = long_pay_to;
+  auto content = catalog::make_content(fields, "GET");
+  std::vector<std::string> keys;
+  content->for_each_filter_key([&](std::string_view k) { keys.emplace_back(k); });
+  std::vector<std::string> expected{"payTo\x1f" + long_pay_to, "scheme\x1f" + std::string{entry["scheme"].as_string()},
+                                    "network\x1f" + std::string{entry["network"].as_string()},
+                                    "asset\x1f" + std::string{entry["asset"].as_string()}, "extensions\x1f" "bazaar",
+                                    "extensions\x1f" "z402"};
+  CAF_CHECK(keys == expected);
+  CAF_CHECK_EQUAL(content->filter_keys.capacity(), content->filter_keys.size());
+  // Cut inside the second key, inside the first key's two-byte length, and a length of more
+  // than five bytes: the walk yields what is whole and stops.
+  auto walk = [](std::string packed) {
+    catalog::item_content c;
+    c.filter_keys = std::move(packed);
+    std::vector<std::string> out;
+    c.for_each_filter_key([&](std::string_view k) { out.emplace_back(k); });
+    return out;
+  };
+  auto first = expected[0].size() + 2;
+  CAF_CHECK(walk(content->filter_keys.substr(0, first + 5)) == std::vector<std::string>{expected[0]});
+  CAF_CHECK(walk(content->filter_keys.substr(0, 1)).empty());
+  CAF_CHECK(walk(std::string(6, '\xff') + "x").empty());
+}
+
 CAF_TEST(a listing shares its chunks with earlier versions and never changes theirs) {
   auto content = catalog::make_content(test::valid_item(terms, "https://a.example.com/x"), "GET");
   auto item_at = [&](std::uint64_t seq) {

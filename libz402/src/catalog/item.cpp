@@ -12,6 +12,16 @@
 
 namespace z402::catalog {
 
+void add_filter_key(std::string& packed, std::string_view field, std::string_view value) {
+  auto length = field.size() + 1 + value.size();
+  do {
+    auto byte = static_cast<unsigned char>(length & 0x7f);
+    length >>= 7;
+    packed.push_back(static_cast<char>(length ? byte | 0x80 : byte));
+  } while (length);
+  packed.append(field).append(1, '\x1f').append(value);
+}
+
 content_ptr make_content(const boost::json::object& fields, std::string_view selector) {
   auto c = std::make_shared<item_content>();
   c->doc = search::make_document(fields, selector);
@@ -23,7 +33,7 @@ content_ptr make_content(const boost::json::object& fields, std::string_view sel
       {
         for (auto field : {"payTo", "scheme", "network", "asset"})
           if (auto* s = obj->if_contains(field); s && s->is_string())
-            c->accepts_facts.emplace_back(field, s->as_string().c_str());
+            add_filter_key(c->filter_keys, field, s->as_string());
         // The rules admit only decimal strings of positive 64-bit integers as amounts.
         auto* asset = obj->if_contains("asset");
         auto* amount = obj->if_contains("amount");
@@ -32,7 +42,8 @@ content_ptr make_content(const boost::json::object& fields, std::string_view sel
             c->prices.emplace_back(asset->as_string().c_str(), *units);
       }
   if (auto* ext = fields.if_contains("extensions"); ext && ext->is_object())
-    for (auto& kv : ext->as_object()) c->extensions.emplace_back(kv.key());
+    for (auto& kv : ext->as_object()) add_filter_key(c->filter_keys, "extensions", kv.key());
+  c->filter_keys.shrink_to_fit();
   return c;
 }
 
@@ -57,7 +68,8 @@ item::item(item_record record, std::int64_t today)
       rendered_day_(today),
       identity_hash_(catalog::identity_hash(record_.identity.type, record_.identity.resource, record_.identity.selector)),
       serial_(next_serial()) {
-  tail_.reserve(96);
+  // The longest tail: listedBy "declaration", two times, 20 digits of paid calls.
+  tail_.reserve(26 + 16 + 24 + 1 + 13 + 24 + 1 + 18 + 20 + 2);
   // Provenance (issue 18): a route its provider declared, or one seen only in payments.
   tail_.append(record_.declared ? R"(,"listedBy":"declaration")" : R"(,"listedBy":"settlement")");
   tail_.append(R"(,"lastUpdated":")");

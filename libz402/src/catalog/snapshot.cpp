@@ -61,16 +61,17 @@ snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, listing_i
 }
 
 filter_index::filter_index(const listing_items& items) {
-  std::vector<std::string> keys;
+  std::vector<std::string_view> keys;
+  std::string type;
   for (std::uint32_t i = 0; i < items.size(); ++i) {
     auto& r = items[i]->record();
     keys.clear();
-    keys.push_back("type\x1f" + r.identity.type);
-    for (auto& [field, value] : r.content->accepts_facts) keys.push_back(field + '\x1f' + value);
-    for (auto& e : r.content->extensions) keys.push_back("extensions\x1f" + e);
+    type.assign("type\x1f").append(r.identity.type);
+    keys.push_back(type);
+    r.content->for_each_filter_key([&](std::string_view key) { keys.push_back(key); });
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());  // two entries with one payTo count once
-    for (auto& k : keys) positions_[k].push_back(i);
+    for (auto k : keys) positions_[std::string{k}].push_back(i);
     // Each item's cheapest entry, per asset and over all assets (key ""), for maxAmount.
     std::unordered_map<std::string_view, std::uint64_t> cheapest;
     for (auto& [asset, amount] : r.content->prices)

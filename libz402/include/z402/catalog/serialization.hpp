@@ -70,7 +70,7 @@ namespace z402::catalog {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, item_content& x) {
-  return f(caf::meta::type_name("item_content"), x.json, x.accepts_facts, x.extensions, x.prices, x.doc);
+  return f(caf::meta::type_name("item_content"), x.json, x.filter_keys, x.prices, x.doc);
 }
 
 /// Shared and immutable where it lives; a new one where it arrives.
