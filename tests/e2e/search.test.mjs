@@ -48,12 +48,15 @@ test("search ranks, pages with cursors and refuses bad cursors", async () => {
   assert.equal(new Set(seen).size, 24);
   const one = await (await get("/discovery/search?query=image+generation&limit=5")).json();
   const c = one.pagination.cursor;
-  // A character in the middle carries six bits of the cursor; the last ones may carry padding
-  // bits a decoder ignores, so changing them can leave the same bytes (one fresh-machine run saw a tampered cursor accepted).
+  // Tampered in the middle (six bits of the cursor), and in the lowest bit of the last character:
+  // the MAC's 32 bytes leave that bit as padding, which only a canonical decoder refuses.
   const mid = Math.floor(c.length / 2);
   const tampered = c.slice(0, mid) + (c[mid] === "A" ? "B" : "A") + c.slice(mid + 1);
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const padded = c.slice(0, -1) + alphabet[alphabet.indexOf(c.at(-1)) ^ 1];
   for (const bad of [`query=image&cursor=${encodeURIComponent(c)}`, `query=image+generation&type=mcp&cursor=${encodeURIComponent(c)}`,
-                     `query=image+generation&cursor=${encodeURIComponent(tampered)}`]) {
+                     `query=image+generation&cursor=${encodeURIComponent(tampered)}`,
+                     `query=image+generation&cursor=${encodeURIComponent(padded)}`]) {
     const r = await get(`/discovery/search?${bad}`);
     assert.equal(r.status, 400);
     assert.equal((await r.json()).error, "invalid_cursor");

@@ -244,3 +244,13 @@ CAF_TEST(standard base64 round trips and refuses what is not padded base64) {
   CAF_CHECK_EQUAL(*url, std::string("\xfb\xff", 2));
   CAF_CHECK(!wire::base64url_decode("+/8").has_value());
 }
+
+CAF_TEST(base64 refuses padding bits that are not zero) {
+  // "A" is QQ== and "AB" is QUI=; R and J differ from Q and I only in bits the padding leaves unused.
+  CAF_CHECK_EQUAL(wire::base64_decode("QQ==").value_or("?"), "A");
+  CAF_CHECK_EQUAL(wire::base64_decode("QUI=").value_or("?"), "AB");
+  for (std::string_view bad : {"QR==", "QX==", "QUJ=", "QUL="}) CAF_CHECK(!wire::base64_decode(bad).has_value());
+  CAF_CHECK_EQUAL(wire::base64url_decode("QQ").value_or("?"), "A");
+  CAF_CHECK_EQUAL(wire::base64url_decode("__8").value_or("?"), std::string("\xff\xff", 2));
+  for (std::string_view bad : {"QR", "QUJ", "__9"}) CAF_CHECK(!wire::base64url_decode(bad).has_value());
+}

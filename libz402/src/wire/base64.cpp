@@ -24,7 +24,18 @@ std::string base64url_encode(std::string_view bytes) {
 
 namespace {
 
-/// Decodes padded standard base64 (length a multiple of 4, only the alphabet and '=' at the end).
+/// The six bits a standard base64 character stands for; the caller has checked the alphabet.
+unsigned sextet(unsigned char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  return c == '+' ? 62 : 63;
+}
+
+/// Decodes padded standard base64: length a multiple of 4, only the alphabet and '=' at the end,
+/// and canonical. RFC 4648 §3.5 lets a decoder refuse padding bits that are not zero; we do, so
+/// each byte string has exactly one text: a search cursor changed in its last character is
+/// refused, not read as the cursor it was.
 std::optional<std::string> decode_padded(std::string_view padded) {
   if (padded.size() % 4) return std::nullopt;
   auto pad = padded.size() - std::min(padded.find_last_not_of('=') + 1, padded.size());
@@ -33,6 +44,9 @@ std::optional<std::string> decode_padded(std::string_view padded) {
     auto c = static_cast<unsigned char>(padded[i]);
     if (!std::isalnum(c) && c != '+' && c != '/') return std::nullopt;
   }
+  // One '=' leaves two bits of the last character unused, two leave four.
+  if (pad && (sextet(static_cast<unsigned char>(padded[padded.size() - pad - 1])) & (pad == 1 ? 0x3u : 0xfu)))
+    return std::nullopt;
   std::string out(padded.size() / 4 * 3, '\0');
   auto n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
                            reinterpret_cast<const unsigned char*>(padded.data()), static_cast<int>(padded.size()));

@@ -7,12 +7,12 @@
 namespace z402::wire {
 
 std::string base64_encode(std::string_view bytes);
-/// nullopt when `text` is not padded standard base64.
+/// nullopt when `text` is not canonical padded standard base64 (padding bits zero).
 std::optional<std::string> base64_decode(std::string_view text);
 
 /// URL-safe base64 without padding (RFC 4648 §5), for tokens in query strings.
 std::string base64url_encode(std::string_view bytes);
-/// nullopt when `text` is not URL-safe base64.
+/// nullopt when `text` is not canonical URL-safe base64.
 std::optional<std::string> base64url_decode(std::string_view text);
 
 }  // namespace z402::wire
