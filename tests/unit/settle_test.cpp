@@ -375,6 +375,8 @@ CAF_TEST(the same payload in another key order or spacing is the same payment) {
   auto spaced = boost::json::parse("{ \"x402Version\" : 2 ,\n \"paymentPayload\" : " + boost::json::serialize(again.at("paymentPayload")) +
                                    " , \"paymentRequirements\" : " + boost::json::serialize(payment.at("paymentRequirements")) + " }");
   CAF_CHECK(rules::derive_settlement(spaced)->payment == rules::derive_settlement(payment)->payment);
+  // An embedding caller's tree reaches the catalog as a copy in one arena (wire::document_of).
+  CAF_CHECK(rules::derive_settlement(payment)->body->at("paymentPayload").storage().is_not_shared_and_deallocate_is_trivial());
   CAF_CHECK(settle(spaced).state == catalog::settle_outcome::status::success);
   CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 1);
   // One byte of the payload's content changed is another payment.

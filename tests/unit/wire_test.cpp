@@ -105,6 +105,13 @@ CAF_TEST(a strict JSON document holds the value parse_strict gives in an arena o
   CAF_REQUIRE(big && big_plain);
   CAF_CHECK_EQUAL(**big, *big_plain);
   CAF_CHECK_EQUAL((*big)->as_array().size(), 5000u);
+  // A tree built node by node, copied into a document: equal, and in the arena to its leaves.
+  for (auto* built : {&*plain, &*big_plain}) {
+    auto copy = wire::document_of(*built);
+    CAF_CHECK_EQUAL(*copy, *built);
+    CAF_CHECK(copy->storage().is_not_shared_and_deallocate_is_trivial());
+  }
+  CAF_CHECK(wire::document_of(*plain)->at("tags").at(1).storage().is_not_shared_and_deallocate_is_trivial());
   for (std::string bad : {std::string{R"({"a":1,"a":2})"}, std::string{"[1e400]"}, std::string{"{"}, std::string(9, '[') + std::string(9, ']')}) {
     auto refused = wire::parse_strict_document(bad, 8);
     auto refused_plain = wire::parse_strict(bad, 8);

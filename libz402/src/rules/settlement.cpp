@@ -146,7 +146,10 @@ payment_id payment_id_of(const boost::json::value& payment_payload) {
 }
 
 expected<settlement> derive_settlement(boost::json::value body) {
-  return derive_settlement(std::make_shared<const boost::json::value>(std::move(body)));
+  // Copied into one arena here, and `body` freed on this thread when we return: the settlement's
+  // tree is dropped by the catalog's thread, where freeing it node by node was a quarter of that
+  // thread's time (profile.md).
+  return derive_settlement(wire::document_of(body));
 }
 
 expected<settlement> derive_settlement(std::shared_ptr<const boost::json::value> body) {

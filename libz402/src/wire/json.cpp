@@ -209,6 +209,13 @@ expected<json_document> parse_strict_document(std::string_view text, std::size_t
   return json_document{doc, &doc->value};
 }
 
+json_document document_of(const boost::json::value& v) {
+  // A settle body of a few hundred bytes fits the first block; a larger tree adds blocks.
+  auto doc = std::make_shared<arena_document>(2048);
+  doc->value = v;  // copied into the arena: the assignment keeps the target's storage
+  return json_document{doc, &doc->value};
+}
+
 expected<boost::json::value> parse_for_display(std::string_view text, std::size_t max_depth) {
   boost::json::parse_options options;
   options.max_depth = max_depth;
