@@ -174,6 +174,7 @@ CAF_TEST(a settlement arrives with its body and its key) {
   CAF_CHECK_EQUAL(copy.key, event.key);
   CAF_REQUIRE(copy.body != nullptr);
   CAF_CHECK(*copy.body == *event.body);
+  CAF_CHECK(copy.body->storage().is_not_shared_and_deallocate_is_trivial());  // one arena (wire::document_of)
   // What the receiver does with it: the same fields for an item listed from payments alone.
   auto a = rules::payment_only_fields(event, terms, false);
   auto b = rules::payment_only_fields(copy, terms, false);

@@ -147,8 +147,8 @@ payment_id payment_id_of(const boost::json::value& payment_payload) {
 
 expected<settlement> derive_settlement(boost::json::value body) {
   // Copied into one arena here, and `body` freed on this thread when we return: the settlement's
-  // tree is dropped by the catalog's thread, where freeing it node by node was a quarter of that
-  // thread's time (profile.md).
+  // tree is dropped by the catalog's thread, where freeing it node by node was about a third of
+  // that thread's time (profile.md).
   return derive_settlement(wire::document_of(body));
 }
 

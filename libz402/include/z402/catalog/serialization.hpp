@@ -9,6 +9,7 @@
 // An item is written with the UTC day it was rendered for, for the same reason.
 #include "z402/catalog/messages.hpp"
 #include "z402/error.hpp"
+#include "z402/wire/json.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -59,7 +60,7 @@ typename Inspector::result_type inspect(Inspector& f, settlement& x) {
              auto* payload = value.is_object() ? value.get_object().if_contains("paymentPayload") : nullptr;
              if (!payload) return make_error(errc::corrupt);
              x.payment = payment_id_of(*payload);
-             x.body = std::make_shared<const boost::json::value>(std::move(value));
+             x.body = wire::document_of(value);  // the catalog's thread frees it without a walk
              return caf::none;
            }));
 }

@@ -29,8 +29,9 @@ using json_document = std::shared_ptr<const boost::json::value>;
 /// parse_strict, into a json_document.
 expected<json_document> parse_strict_document(std::string_view text, std::size_t max_depth);
 
-/// A copy of `v` in a json_document: for a tree an embedding caller built node by node, so that
-/// its nodes are freed on the thread that made them and the catalog frees two blocks.
+/// A copy of `v` in a json_document: for a tree built node by node (an embedding caller's settle
+/// body, one a follower forwarded), so that its nodes are freed on the thread that made them and
+/// the catalog frees two blocks.
 json_document document_of(const boost::json::value& v);
 
 /// Parses JSON that will only be shown to a person, never trusted: strings with invalid UTF-8
