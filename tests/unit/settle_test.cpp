@@ -4,6 +4,7 @@
 #include "z402/catalog/catalog_file.hpp"
 #include "z402/catalog/payment_file.hpp"
 #include "z402/wire/iso_time.hpp"
+#include "z402/wire/json.hpp"
 
 #include <deque>
 #include <fstream>
@@ -54,7 +55,9 @@ struct fixture : test::engine_fixture {
     return {{"x402Version", 2}, {"paymentPayload", payload}, {"paymentRequirements", requirements(pay_to)}};
   }
 
-  catalog::settle_outcome settle(const value& b) {
+  /// The body as a tree, or as its JSON text (the bytes a rail node's /settle request brought).
+  template <class Body>
+  catalog::settle_outcome settle(const Body& b) {
     std::optional<catalog::settle_outcome> outcome;
     engine->settle(b, catalog::settle_completion{[&](catalog::settle_outcome o) { outcome = std::move(o); },
                                                  catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "dropped")});
@@ -383,6 +386,47 @@ CAF_TEST(the same payload in another key order or spacing is the same payment) {
   auto other = payment;
   other["paymentPayload"].as_object()["payload"].as_object()["nonce"] = -1;
   CAF_CHECK(!(rules::derive_settlement(other)->payment == rules::derive_settlement(payment)->payment));
+}
+
+CAF_TEST(a settle body given as text counts as its tree does and bad text is rejected at once) {
+  declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
+  auto payment = body(pay_one, "https://a.example.com/x");
+  auto text = boost::json::serialize(payment);
+  CAF_REQUIRE(settle(std::string_view{text}).state == catalog::settle_outcome::status::success);
+  CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 1);
+  // Parsed straight into one arena, and the same payment as its tree.
+  auto parsed = rules::parse_settlement(text);
+  CAF_REQUIRE(parsed.has_value());
+  CAF_CHECK(parsed->body->at("paymentPayload").storage().is_not_shared_and_deallocate_is_trivial());
+  CAF_CHECK(parsed->payment == rules::derive_settlement(payment)->payment);
+  CAF_CHECK(settle(payment).state == catalog::settle_outcome::status::success);
+  CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 1);
+  // A duplicate key (two readers could disagree on it), text that is not JSON, and a body one
+  // level deeper than max_settlement_depth: each rejected with its reason, nothing counted.
+  auto rejected_text = [&](const std::string& t, const std::string& reason_part) {
+    auto o = settle(std::string_view{t});
+    CAF_CHECK(o.state == catalog::settle_outcome::status::rejected);
+    CAF_CHECK(o.cause == catalog::settle_rejection::invalid_body);
+    if (o.reason.find(reason_part) == std::string::npos)
+      CAF_FAIL("reason '" << o.reason << "' does not contain '" << reason_part << "'");
+  };
+  auto fresh = boost::json::serialize(body(pay_one, "https://a.example.com/x"));
+  rejected_text(R"({"x402Version":2,"x402Version":2,)" + fresh.substr(1), "the body repeats the key \"x402Version\" in one object");
+  rejected_text(fresh.substr(0, fresh.size() - 1), "the body is not valid JSON");
+  // root > paymentPayload > payload > `levels` arrays, the innermost in "nonce".
+  auto nested = [&](std::size_t levels) {
+    auto b = body(pay_one, "https://a.example.com/x");
+    auto t = boost::json::serialize(b);
+    auto at = t.find("\"payload\":{") + 11;
+    return t.substr(0, at) + "\"deep\":" + std::string(levels, '[') + std::string(levels, ']') + "," + t.substr(at);
+  };
+  CAF_CHECK_EQUAL(wire::json_depth(*wire::parse_strict(nested(rules::max_settlement_depth - 3), 2 * rules::max_settlement_depth)),
+                  rules::max_settlement_depth);
+  rejected_text(nested(rules::max_settlement_depth - 2), "nests deeper than 64 levels");
+  CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 1);
+  CAF_CHECK(settle(std::string_view{nested(rules::max_settlement_depth - 3)}).state == catalog::settle_outcome::status::success);
+  CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 2);
+  CAF_CHECK_EQUAL(engine->context().stats->settles_rejected(), 3u);
 }
 
 CAF_TEST(a rejected payment is not remembered and is answered as the first each time) {

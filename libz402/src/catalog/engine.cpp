@@ -116,7 +116,14 @@ void engine::repeat_declaration(const std::string& name, std::string digest, wri
 }
 
 void engine::settle(boost::json::value body, settle_completion done) {
-  auto event = rules::derive_settlement(std::move(body));
+  settle(rules::derive_settlement(std::move(body)), std::move(done));
+}
+
+void engine::settle(std::string_view body_json, settle_completion done) {
+  settle(rules::parse_settlement(body_json), std::move(done));
+}
+
+void engine::settle(expected<rules::settlement> event, settle_completion done) {
   if (!event) {
     ctx_.stats->count_rejection(settle_rejection::invalid_body);
     return done(settle_outcome::rejected(settle_rejection::invalid_body, event.error().message()));

@@ -369,9 +369,7 @@ response settle_answer(const catalog::settle_outcome& outcome) {
 
 void handle_settlement(app_state& app, const request& req, std::function<void(response)> reply) {
   // Its tree in one arena: made with two allocations here, freed without a walk by the catalog.
-  auto body = wire::parse_strict_document(req.body(), max_body_depth);
-  if (!body) return reply(invalid_request(body.error().reason, std::nullopt, "", body.error().reason));
-  auto event = rules::derive_settlement(std::move(*body));
+  auto event = rules::parse_settlement(req.body());
   if (!event) return reply(invalid_request(event.error().message(), std::nullopt, event.error().field, event.error().reason));
   // No admission control here: a valid settle event never gets a 5xx (catalog.md §3). What is
   // in flight is bounded all the same, by the connections and their pipeline limit.

@@ -152,6 +152,12 @@ expected<settlement> derive_settlement(boost::json::value body) {
   return derive_settlement(wire::document_of(body));
 }
 
+expected<settlement> parse_settlement(std::string_view text) {
+  auto body = wire::parse_strict_document(text, max_settlement_depth);
+  if (!body) return body.error();
+  return derive_settlement(std::move(*body));
+}
+
 expected<settlement> derive_settlement(std::shared_ptr<const boost::json::value> body) {
   auto echo = read_echo(*body);
   if (!echo) return echo.error();

@@ -82,6 +82,11 @@ class engine {
   /// the body names no payee or resource, otherwise on an actor thread.
   void settle(boost::json::value body, settle_completion done);
 
+  /// The same for the body's JSON text (rules::parse_settlement): one strict parse into one
+  /// arena, where a tree is copied into one; text that is not one JSON object, or has a
+  /// duplicate key, is rejected at once (invalid_body) like a body that names no payee.
+  void settle(std::string_view body_json, settle_completion done);
+
   /// The same for a settlement already derived (rules::derive_settlement).
   void settle(rules::settlement event, settle_completion done);
 
@@ -117,6 +122,9 @@ class engine {
   void stop();
 
  private:
+  // A derived body, or why none could be derived: answered at once then.
+  void settle(expected<rules::settlement> event, settle_completion done);
+
   engine_context ctx_;
   // Shared with the actors that publish into it (REGISTRY, REPLICA): one that runs, or first
   // starts, after the engine is gone still publishes into a live store.

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace z402::rules {
 
@@ -49,6 +50,16 @@ struct settlement {
 expected<settlement> derive_settlement(boost::json::value body);
 /// The same for a body already shared (a wire::json_document, whose tree is one arena).
 expected<settlement> derive_settlement(std::shared_ptr<const boost::json::value> body);
+
+/// How deeply a settle body may nest: the bazaar extension (32 levels, bazaar_extension.hpp)
+/// under paymentPayload.extensions, and headroom.
+constexpr std::size_t max_settlement_depth = 64;
+
+/// A settle body as it arrives, JSON text: parsed strictly (wire::parse_strict: a duplicate key,
+/// invalid UTF-8 or nesting past max_settlement_depth is refused, field empty) straight into one
+/// arena, then derived. One parse and no copy: the HTTP handler's way, and an embedding rail
+/// node's when it holds the bytes of its own /settle request.
+expected<settlement> parse_settlement(std::string_view text);
 
 /// v1 network names ("base", "base-sepolia", ...) as CAIP-2 ids; a CAIP-2 id is returned as is.
 std::string normalise_network(std::string_view network);
