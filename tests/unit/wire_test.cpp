@@ -165,6 +165,9 @@ CAF_TEST(canonical JSON orders the keys of every object and drops white space an
   CAF_CHECK_EQUAL(text, R"({"a":{"v":1.5E0,"w":18446744073709551615,"x":true,"y":null},"b":[{"a":-2,"z":1},"q\"\\\u0001)" "\xc3\xa9" R"("]})");
   CAF_CHECK(boost::json::parse(text) == v);  // the same value, read back (a double as Boost writes it: 1.5E0)
   CAF_CHECK_EQUAL(wire::canonical_json(boost::json::parse(R"({"a":{},"b":[]})")), R"({"a":{},"b":[]})");
+  // Escapes first, between plain runs and last; and the empty string.
+  CAF_CHECK_EQUAL(wire::canonical_json(boost::json::value("\"ab\x1f" "c\\\\d\\")), R"("\"ab\u001fc\\\\d\\")");
+  CAF_CHECK_EQUAL(wire::canonical_json(boost::json::value("")), R"("")");
 }
 
 CAF_TEST(every error code has its API name and one HTTP status) {

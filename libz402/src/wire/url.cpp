@@ -1,22 +1,28 @@
 #include "z402/wire/url.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 namespace z402::wire {
 namespace {
 
+// A URL's syntax is ASCII (RFC 3986 §2), whatever locale an embedding program set; and every
+// settle parses its resource URL, where <cctype>'s calls into the C library's tables were a
+// quarter of the URL's parse (profile.md, 2026-12-03).
+constexpr bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+constexpr bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
+constexpr bool is_hex_digit(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
 std::string lower(std::string_view s) {
   std::string out{s};
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (auto& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   return out;
 }
 
-bool is_scheme_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'; }
+bool is_scheme_char(char c) { return is_alnum(c) || c == '+' || c == '-' || c == '.'; }
 
-bool is_host_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' || c == '~';
-}
+bool is_host_char(char c) { return is_alnum(c) || c == '-' || c == '.' || c == '_' || c == '~'; }
 
 // RFC 3986 characters allowed in path, query and fragment (plus '%' for escapes).
 bool is_url_char(char c) {
@@ -40,7 +46,7 @@ expected<url_parts> parse_absolute_url(std::string_view text) {
   auto colon = text.find("://");
   if (colon == std::string_view::npos || colon == 0 ||
       !std::all_of(text.begin(), text.begin() + colon, is_scheme_char) ||
-      !std::isalpha(static_cast<unsigned char>(text[0]))) {
+      !is_alpha(text[0])) {
     return refused("", "must be an absolute URL (scheme://host/path)");
   }
   url_parts url;
@@ -68,7 +74,7 @@ expected<url_parts> parse_absolute_url(std::string_view text) {
     }
     auto inner = host.substr(1, host.size() - 2);
     if (inner.empty() || !std::all_of(inner.begin(), inner.end(), [](char c) {
-          return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
+          return is_hex_digit(c) || c == ':' || c == '.';
         })) {
       return refused("", "has an invalid IPv6 host");
     }
@@ -82,7 +88,7 @@ expected<url_parts> parse_absolute_url(std::string_view text) {
     return refused("", "has an invalid host");
   }
   if (port_given && (port.empty() || port.size() > 5 ||
-      !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      !std::all_of(port.begin(), port.end(), is_digit) ||
       std::stoul(std::string{port}) > 65535 || std::stoul(std::string{port}) == 0)) {
     return refused("", "has an invalid port");
   }
@@ -142,7 +148,7 @@ bool is_address_like_host(std::string_view host) {
   if (host == "localhost" || (host.size() > 10 && host.substr(host.size() - 10) == ".localhost")) return true;
   auto all_of = [&](auto pred) { return std::all_of(host.begin(), host.end(), pred); };
   // Digits or hex digits alone (with dots) are numeric addresses in disguise: 2130706433, 7f000001.
-  if (all_of([](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == '.'; })) return true;
+  if (all_of([](char c) { return is_hex_digit(c) || c == '.'; })) return true;
   return host.size() > 2 && host[0] == '0' && host[1] == 'x';
 }
 
@@ -180,13 +186,14 @@ std::string query_escape(std::string_view s) {
   static constexpr char hex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(s.size());
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
+  for (char c : s) {
+    if (is_alnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(c);
     } else {
+      auto byte = static_cast<unsigned char>(c);
       out.push_back('%');
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 15]);
+      out.push_back(hex[byte >> 4]);
+      out.push_back(hex[byte & 15]);
     }
   }
   return out;
