@@ -1,7 +1,8 @@
 // The engine alone, in-process (no HTTP): settle events sent from one thread, as a rail
-// node's settle path would (each body's JSON text), then whole declarations (one provider re-declaring its 128
-// items, one at a time, each waited for), while another thread reads the list (limit=100)
-// from the snapshot like the HTTP handler does. Prints the rates as JSON on one line.
+// node's settle path would (each body's JSON text), then whole declarations (one provider
+// re-declaring its 128 items, one at a time, each waited for), while another thread reads the
+// list (limit=100) from the snapshot like the HTTP handler does. Prints the rates as JSON on one
+// line.
 //   z402-bench-engine [EVENTS] [--no-reads]
 #include "z402/catalog/engine.hpp"
 #include "z402/http/list_query.hpp"
