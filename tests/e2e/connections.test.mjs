@@ -151,6 +151,36 @@ test("idle keep-alive connections and slow requests are closed after the configu
   }
 });
 
+// An idle plain connection holds no read buffer (issue 13: 4 KiB of each connection's 7 KB): it
+// takes one when a request's first bytes arrive and gives it back once nothing more is buffered.
+test("idle keep-alive connections hold no read buffer, and their next requests are answered", async () => {
+  const server = await startServer(dataDir());
+  try {
+    const conns = await Promise.all(Array.from({ length: 50 }, () => connect(server.port)));
+    for (const c of conns) c.socket.write(get("/health"));
+    for (const c of conns) assert.ok(await waitFor(c, /^HTTP\/1\.1 200/, 2000));
+    const admin = await connect(server.port);
+    admin.socket.write(get("/metrics"));
+    assert.ok(await waitFor(admin, /z402_http_read_buffers \d+/, 2000));
+    assert.equal(metric(admin.received, "z402_http_connections_open"), 51);
+    // Only the connection whose request is being answered holds one.
+    assert.equal(metric(admin.received, "z402_http_read_buffers"), 1);
+    // Each idle connection's next request is read and answered as its first was: whole, two
+    // pipelined in one write, or a header arriving in pieces.
+    for (const c of conns) c.received = "";
+    for (const c of conns.slice(2)) c.socket.write(get("/health"));
+    conns[0].socket.write(get("/health") + get("/health"));
+    conns[1].socket.write("GET /health HT");
+    await sleep(100);
+    conns[1].socket.write("TP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    for (const c of conns.slice(1)) assert.ok(await waitFor(c, /^HTTP\/1\.1 200/, 2000));
+    assert.ok(await until(() => conns[0].received.match(/HTTP\/1\.1 200/g)?.length === 2, 2000), conns[0].received);
+    for (const c of [...conns, admin]) c.socket.destroy();
+  } finally {
+    await stopServer(server);
+  }
+});
+
 // Declaration bodies are held from their read until their checks are done; what they may hold
 // together is connections.declarationBytesInFlight. A body that does not fit is not read until
 // earlier ones are done (its bytes wait in the sockets), and is answered then.
@@ -317,6 +347,8 @@ test("with 10,000 idle connections open a new one is answered within 50 ms", { s
     assert.ok(times[2] < scaled(50), `median ${times[2].toFixed(1)} ms`);
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     assert.ok(metric(metrics, "z402_http_connections_open") >= 10000);
+    // None of them holds a read buffer: only the connection reading /metrics does.
+    assert.equal(metric(metrics, "z402_http_read_buffers"), 1);
     console.log(`server RSS with 10,000 idle connections: ${(rssBytes(server.child.pid) / 1048576).toFixed(0)} MiB`);
   } finally {
     holder.stdin.end();

@@ -51,7 +51,8 @@ test("the page parses and names every family the issue lists", async () => {
   const { families, value } = await scrape();
   for (const [name, type] of Object.entries({
     z402_build_info: "gauge", z402_http_requests: "counter", z402_http_request_duration_seconds: "histogram",
-    z402_http_connections_open: "gauge", z402_http_requests_in_flight: "gauge", z402_catalog_items: "gauge",
+    z402_http_connections_open: "gauge", z402_http_requests_in_flight: "gauge", z402_http_read_buffers: "gauge",
+    z402_catalog_items: "gauge",
     z402_providers: "gauge", z402_catalog_bytes: "gauge", z402_snapshot_version: "gauge",
     z402_snapshot_published_timestamp_seconds: "gauge", z402_declarations: "counter", z402_settles: "counter",
     z402_persistence_last_success_timestamp_seconds: "gauge", z402_persistence_failures: "counter",

@@ -50,6 +50,10 @@ void server_metrics::render(telemetry::prometheus_text& out) const {
   out.sample("z402_http_accept_paused_total", {}, accepts_paused.value());
   out.family("z402_http_requests_in_flight", "gauge", "Requests read and not yet answered.");
   out.sample("z402_http_requests_in_flight", {}, requests_in_flight.value());
+  out.family("z402_http_read_buffers", "gauge",
+             "Connections holding a read buffer now: those reading a request, busy plain ones and every TLS "
+             "connection (an idle plain keep-alive connection holds none).");
+  out.sample("z402_http_read_buffers", {}, read_buffers.value());
   out.family("z402_tls_handshake_failures_total", "counter", "TLS handshakes that failed or timed out.");
   out.sample("z402_tls_handshake_failures_total", {}, tls_handshake_failures.value());
 }
