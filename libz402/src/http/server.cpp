@@ -25,8 +25,8 @@ using tcp = net::ip::tcp;
 constexpr std::size_t small_read_buffer = 4u << 10;    // a header and a settle body in one read,
                                                        // held only while a request is read
 constexpr std::size_t large_read_buffer = 256u << 10;  // large bodies in few reads
-// A connection whose request came within this of the previous one's being read is busy: it keeps
-// its read buffer and reads at once (await_request).
+// A connection whose request came within this of its last answer's being sent, or while answers
+// were pending, is busy: it keeps its read buffer and reads at once (await_request).
 constexpr std::chrono::milliseconds busy_gap{10};
 
 std::span<const std::string_view> handler::route_names() const {
@@ -118,7 +118,6 @@ class basic_session final : public session, public std::enable_shared_from_this<
     auto timeout = slots_.empty() && !first_ ? server_.options().idle_timeout : server_.options().read_timeout;
     follows_request_ = !first_;
     first_ = false;
-    awaited_since_ = std::chrono::steady_clock::now();
     if constexpr (!is_tls) {
       if (buffer_.size() == 0 && !busy_) return await_request(timeout);
     }
@@ -131,8 +130,8 @@ class basic_session final : public session, public std::enable_shared_from_this<
   // under load hold buffers only for the requests being read. The wait costs one epoll_ctl
   // where a read would have started: 3 % of the 10-item pages a second when every request
   // waited (83.5k -> 80.9k/s, median of five wrk runs), so a busy connection (a request after
-  // its first that came within busy_gap) skips it and keeps its buffer until a request comes
-  // later than that. The wait is bounded by `timeout` (the idle timeout once a request was
+  // its first that came within busy_gap of the last answer, or while answers were pending) skips
+  // it and keeps its buffer until a request comes later than that. The wait is bounded by `timeout` (the idle timeout once a request was
   // answered), the header that follows by the request timeout.
   void await_request(std::chrono::steady_clock::duration timeout) {
     drop_read_buffer();
@@ -179,7 +178,9 @@ class basic_session final : public session, public std::enable_shared_from_this<
     if (ec) return on_read_error(ec);
     in_request_ = true;
     started_ = std::chrono::steady_clock::now();
-    busy_ = follows_request_ && started_ - awaited_since_ < busy_gap;
+    // Measured from the answer, not from read_next: a read started while the answer is pending
+    // (a settle's, waiting for the catalog) would count the server's own delay as the client's.
+    busy_ = follows_request_ && (!slots_.empty() || started_ - answered_at_ < busy_gap);
     auto& header = parser_->get();
     auto verdict = server_.handler().on_header(header);
     early_ = std::move(verdict.early);
@@ -435,7 +436,8 @@ class basic_session final : public session, public std::enable_shared_from_this<
   void on_write(beast::error_code ec, std::size_t bytes) {
     writing_ = false;
     auto& s = slots_.front();
-    auto took = std::chrono::steady_clock::now() - s.started;
+    answered_at_ = std::chrono::steady_clock::now();
+    auto took = answered_at_ - s.started;
     server_.log().record(s.method, s.target, s.res->result_int(), bytes, took);
     if (auto* m = server_.options().metrics) {
       m->request_done(server_.handler().route_index(path_of(s.target)), s.res->result_int(), took);
@@ -466,7 +468,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
   std::deque<slot> slots_;
   std::size_t first_seq_ = 0;
   std::chrono::steady_clock::time_point started_{};
-  std::chrono::steady_clock::time_point awaited_since_{};  // when the last read_next began
+  std::chrono::steady_clock::time_point answered_at_{};  // when the last answer was sent
   std::optional<response> early_;  // an answer decided from the headers alone
   std::any context_;                // what the handler's on_header passes to its on_request
   std::string gather_head_;         // the gathered answer being written: its header,
