@@ -26,8 +26,10 @@ constexpr std::size_t small_read_buffer = 4u << 10;    // a header and a settle 
                                                        // held only while a request is read
 constexpr std::size_t large_read_buffer = 256u << 10;  // large bodies in few reads
 // A connection whose request came within this of its last answer's being sent, or while answers
-// were pending, is busy: it keeps its read buffer and reads at once (await_request).
-constexpr std::chrono::milliseconds busy_gap{10};
+// were pending, is busy: it keeps its read buffer and reads at once (await_request). Long enough
+// that a connection sending 10 requests a second or more never waits (a rail node's settles, a
+// reader paging), short enough that one left idle gives its buffer back at its next wait.
+constexpr std::chrono::milliseconds busy_gap{100};
 
 std::span<const std::string_view> handler::route_names() const {
   static constexpr std::string_view all[] = {"all"};
@@ -129,9 +131,11 @@ class basic_session final : public session, public std::enable_shared_from_this<
   // an idle connection costs no buffer (4 KiB of its 7 KB here), and a server's connections
   // under load hold buffers only for the requests being read. The wait costs one epoll_ctl
   // where a read would have started: 3 % of the 10-item pages a second when every request
-  // waited (83.5k -> 80.9k/s, median of five wrk runs), so a busy connection (a request after
-  // its first that came within busy_gap of the last answer, or while answers were pending) skips
-  // it and keeps its buffer until a request comes later than that. The wait is bounded by `timeout` (the idle timeout once a request was
+  // waited (83.5k -> 80.9k/s, median of five wrk runs), and gzip'd reads under the suite's
+  // write load ran about a tenth slower when its 256 settle connections (one request every
+  // 50 ms each) all waited, so a busy connection (a request after its first that came within
+  // busy_gap of the last answer, or while answers were pending) skips it and keeps its buffer
+  // until a request comes later than that. The wait is bounded by `timeout` (the idle timeout once a request was
   // answered), the header that follows by the request timeout.
   void await_request(std::chrono::steady_clock::duration timeout) {
     drop_read_buffer();
@@ -230,7 +234,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
 
   void on_body(beast::error_code ec) {
     if (ec) return on_read_error(ec);
-    if (buffer_.capacity() > small_read_buffer && buffer_.size() == 0) buffer_.shrink_to_fit();
+    if (buffer_.capacity() > small_read_buffer && buffer_.size() == 0) drop_read_buffer();  // taken again at the next read
     reading_ = false;
     in_request_ = false;
     auto req = parser_->release();
