@@ -135,8 +135,8 @@ class basic_session final : public session, public std::enable_shared_from_this<
   // write load ran about a tenth slower when its 256 settle connections (one request every
   // 50 ms each) all waited, so a busy connection (a request after its first that came within
   // busy_gap of the last answer, or while answers were pending) skips it and keeps its buffer
-  // until a request comes later than that. The wait is bounded by `timeout` (the idle timeout once a request was
-  // answered), the header that follows by the request timeout.
+  // until a request comes later than that. The wait is bounded by `timeout` (the idle timeout
+  // once a request was answered), the header that follows by the request timeout.
   void await_request(std::chrono::steady_clock::duration timeout) {
     drop_read_buffer();
     awaiting_request_ = true;
@@ -234,7 +234,8 @@ class basic_session final : public session, public std::enable_shared_from_this<
 
   void on_body(beast::error_code ec) {
     if (ec) return on_read_error(ec);
-    if (buffer_.capacity() > small_read_buffer && buffer_.size() == 0) drop_read_buffer();  // taken again at the next read
+    // A buffer grown for a large body goes back whole; the next read takes a small one.
+    if (buffer_.capacity() > small_read_buffer && buffer_.size() == 0) drop_read_buffer();
     reading_ = false;
     in_request_ = false;
     auto req = parser_->release();
