@@ -118,7 +118,6 @@ class basic_session final : public session, public std::enable_shared_from_this<
     if (closing_ || slots_.size() >= server_.options().pipeline_limit || reading_) return;
     reading_ = true;
     auto timeout = slots_.empty() && !first_ ? server_.options().idle_timeout : server_.options().read_timeout;
-    follows_request_ = !first_;
     first_ = false;
     if constexpr (!is_tls) {
       if (buffer_.size() == 0 && !busy_) return await_request(timeout);
@@ -184,7 +183,8 @@ class basic_session final : public session, public std::enable_shared_from_this<
     started_ = std::chrono::steady_clock::now();
     // Measured from the answer, not from read_next: a read started while the answer is pending
     // (a settle's, waiting for the catalog) would count the server's own delay as the client's.
-    busy_ = follows_request_ && (!slots_.empty() || started_ - answered_at_ < busy_gap);
+    // A connection's first request (nothing answered, nothing pending) is never busy.
+    busy_ = !slots_.empty() || (first_seq_ > 0 && started_ - answered_at_ < busy_gap);
     auto& header = parser_->get();
     auto verdict = server_.handler().on_header(header);
     early_ = std::move(verdict.early);
@@ -473,7 +473,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
   std::deque<slot> slots_;
   std::size_t first_seq_ = 0;
   std::chrono::steady_clock::time_point started_{};
-  std::chrono::steady_clock::time_point answered_at_{};  // when the last answer was sent
+  std::chrono::steady_clock::time_point answered_at_{};  // when the last answer was sent (first_seq_ > 0)
   std::optional<response> early_;  // an answer decided from the headers alone
   std::any context_;                // what the handler's on_header passes to its on_request
   std::string gather_head_;         // the gathered answer being written: its header,
@@ -484,7 +484,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
   net::steady_timer write_deadline_{lowest().get_executor()};
   net::steady_timer read_deadline_{lowest().get_executor()};  // for await_request
   bool reading_ = false, writing_ = false, in_request_ = false, closing_ = false, first_ = true;
-  bool awaiting_request_ = false, follows_request_ = false, busy_ = false;
+  bool awaiting_request_ = false, busy_ = false;
 };
 
 }  // namespace
