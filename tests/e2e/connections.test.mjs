@@ -146,6 +146,28 @@ test("idle keep-alive connections and slow requests are closed after the configu
     const body = await connect(server.port);
     body.socket.write("POST /discovery/settled HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"x\":");
     await body.closed;
+    // A client that stops reading its answers: once they fill the socket, it is cut off after
+    // the request timeout (pipelined 24 KB /metrics pages, far more than the two sockets buffer).
+    const openNow = async () => {
+      const scrape = await connect(server.port);
+      scrape.socket.write(get("/metrics"));
+      assert.ok(await waitFor(scrape, /z402_http_connections_open \d+/, 2000));
+      scrape.socket.destroy();
+      return metric(scrape.received, "z402_http_connections_open") - 1;  // not the scrape's own
+    };
+    const stalled = await connect(server.port);
+    stalled.socket.pause();
+    stalled.socket.write(get("/metrics").repeat(2000));
+    const stalledAt = Date.now();
+    await sleep(1500);
+    assert.equal(await openNow(), 1, "a stalled reader is not cut off before the request timeout");
+    let open = 1;
+    while (open !== 0 && Date.now() - stalledAt < scaled(6000)) {
+      await sleep(100);
+      open = await openNow();
+    }
+    assert.equal(open, 0, `a stalled reader still connected ${Date.now() - stalledAt} ms after it stopped reading`);
+    stalled.socket.destroy();
   } finally {
     await stopServer(server);
   }

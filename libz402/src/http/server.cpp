@@ -138,16 +138,26 @@ class basic_session final : public session, public std::enable_shared_from_this<
   // once a request was answered), the header that follows by the request timeout.
   void await_request(std::chrono::steady_clock::duration timeout) {
     drop_read_buffer();
-    awaiting_request_ = true;
-    read_deadline_.expires_after(timeout);
-    read_deadline_.async_wait([self = shared_from_this()](beast::error_code ec) {
-      if (!ec && self->awaiting_request_) self->lowest().socket().cancel();  // idle too long
+    await_socket(tcp::socket::wait_read, read_deadline_, timeout, [this](beast::error_code ec) {
+      if (ec) return on_read_error(ec);  // idle too long, closed by a drain: nothing to answer
+      read_header(server_.options().read_timeout);
     });
-    lowest().socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
-      self->awaiting_request_ = false;
-      self->read_deadline_.cancel();
-      if (ec) return self->on_read_error(ec);  // timed out, closed by a drain: nothing to answer
-      self->read_header(self->server_.options().read_timeout);
+  }
+
+  // Waits until the socket is ready for `what`, for at most `timeout` (past it, the wait is
+  // cancelled and `then` gets operation_aborted). The deadline cancels only if the deadline it
+  // was armed for has passed: one that fired in the turn its wait completed must not cancel the
+  // socket's next operation. `then` runs while the wait's handler holds the session.
+  template <class Then>
+  void await_socket(tcp::socket::wait_type what, net::steady_timer& deadline,
+                    std::chrono::steady_clock::duration timeout, Then then) {
+    deadline.expires_after(timeout);
+    deadline.async_wait([self = shared_from_this(), &deadline](beast::error_code ec) {
+      if (!ec && deadline.expiry() <= std::chrono::steady_clock::now()) self->lowest().socket().cancel();
+    });
+    lowest().socket().async_wait(what, [self = shared_from_this(), &deadline, then = std::move(then)](beast::error_code ec) mutable {
+      deadline.expires_at(std::chrono::steady_clock::time_point::max());  // cancels it, and disarms one that fired
+      then(ec);
     });
   }
 
@@ -423,14 +433,10 @@ class basic_session final : public session, public std::enable_shared_from_this<
     }
     if (errno == EINTR) return true;
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      write_deadline_.expires_after(server_.options().read_timeout);
-      write_deadline_.async_wait([self = shared_from_this()](beast::error_code ec) {
-        if (!ec) self->lowest().socket().cancel();  // a reader too slow for the deadline
-      });
-      lowest().socket().async_wait(tcp::socket::wait_write, [self = shared_from_this(), resume](beast::error_code ec) {
-        self->write_deadline_.cancel();
-        if (ec) return self->on_write(ec, self->gather_sent_);
-        ((*self).*resume)();
+      // A reader too slow for the deadline is cut off.
+      await_socket(tcp::socket::wait_write, write_deadline_, server_.options().read_timeout, [this, resume](beast::error_code ec) {
+        if (ec) return on_write(ec, gather_sent_);
+        (this->*resume)();
       });
       return false;
     }
@@ -483,8 +489,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
   off_t file_offset_ = 0;           // and, for a page in a file, how much of it went out
   net::steady_timer write_deadline_{lowest().get_executor()};
   net::steady_timer read_deadline_{lowest().get_executor()};  // for await_request
-  bool reading_ = false, writing_ = false, in_request_ = false, closing_ = false, first_ = true;
-  bool awaiting_request_ = false, busy_ = false;
+  bool reading_ = false, writing_ = false, in_request_ = false, closing_ = false, first_ = true, busy_ = false;
 };
 
 }  // namespace
