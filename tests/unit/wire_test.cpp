@@ -59,7 +59,12 @@ CAF_TEST(canonical resources drop what does not identify a route) {
   auto canon = [&](std::string_view url, std::optional<std::string_view> tpl = std::nullopt) {
     auto parts = wire::parse_absolute_url(url);
     CAF_REQUIRE(parts.has_value());
-    return wire::canonical_resource(*parts, tpl);
+    auto canonical = wire::canonical_resource(*parts, tpl);
+    // The settle path's form, made from the text without the parts, is the same.
+    auto direct = wire::canonical_resource_of(url, tpl);
+    CAF_REQUIRE(direct.has_value());
+    CAF_CHECK_EQUAL(*direct, canonical);
+    return canonical;
   };
   CAF_CHECK_EQUAL(canon("HTTPS://API.Example.com:443/v1/x/?a=1#f"), "https://api.example.com/v1/x");
   CAF_CHECK_EQUAL(canon("http://api.example.com:80/"), "http://api.example.com/");
@@ -81,6 +86,10 @@ CAF_TEST(malformed URLs are refused with a reason) {
     CAF_REQUIRE(!refused);
     CAF_CHECK(refused.error().code == errc::invalid_request);
     CAF_CHECK(!refused.error().reason.empty());
+    auto direct = wire::canonical_resource_of(bad, std::nullopt);
+    CAF_REQUIRE(!direct);
+    CAF_CHECK(direct.error().code == errc::invalid_request);
+    CAF_CHECK_EQUAL(direct.error().reason, refused.error().reason);
   }
 }
 

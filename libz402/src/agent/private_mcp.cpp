@@ -88,23 +88,22 @@ mcp::tool_answer get_resource(catalog_copy& copy, std::int64_t now, const json::
   std::string url, method = "GET", tool;
   for (auto& [k, v] : std::get<0>(read_args)) (k == "url" ? url : k == "method" ? method : tool) = v;
   if (url.empty()) return bad_argument("argument url is required", "url");
-  auto parts = wire::parse_absolute_url(url);
-  if (!parts) return bad_argument("argument url " + parts.error().reason, "url");
-  auto wanted = wire::canonical_resource(*parts, std::nullopt);
+  auto wanted = wire::canonical_resource_of(url, std::nullopt);
+  if (!wanted) return bad_argument("argument url " + wanted.error().reason, "url");
   auto& read = copy.get();
   if (read.error.has_value() && read.items.empty()) return unreadable(read);
   std::vector<resource_line> lines;
   for (auto& it : read.items) {
     auto* resource = it.if_contains("resource");
     if (!resource || !resource->is_string()) continue;
-    auto item_parts = wire::parse_absolute_url(resource->as_string());
-    if (!item_parts || wire::canonical_resource(*item_parts, std::nullopt) != wanted) continue;
+    auto item_resource = wire::canonical_resource_of(resource->as_string(), std::nullopt);
+    if (!item_resource || *item_resource != *wanted) continue;
     auto line = line_of(it, now, 0);
     if (line.method != rules::terminal_safe(tool.empty() ? method : tool)) continue;
     lines.push_back(std::move(line));
   }
   if (lines.empty())
-    return mcp::tool_result{{}, rules::terminal_safe("not_found: no listing of " + (tool.empty() ? method : tool) + " " + wanted), true};
+    return mcp::tool_result{{}, rules::terminal_safe("not_found: no listing of " + (tool.empty() ? method : tool) + " " + *wanted), true};
   return mcp::tool_result{one_line(render_json(lines, false)), one_line(render_text(lines, false)), false};
 }
 

@@ -20,8 +20,8 @@ expected<std::string> render_resource(const catalog::snapshot& snap, const query
   if (!type || (*type != "http" && *type != "mcp")) return invalid("type", "parameter type is required: http or mcp");
   auto* url = param("url");
   if (!url) return invalid("url", "parameter url is required");
-  auto parts = wire::parse_absolute_url(*url);
-  if (!parts) return invalid("url", "parameter url " + parts.error().reason);
+  auto resource = wire::canonical_resource_of(*url, std::nullopt);
+  if (!resource) return invalid("url", "parameter url " + resource.error().reason);
   std::string selector;
   if (*type == "mcp") {
     auto* tool = param("toolName");
@@ -31,9 +31,8 @@ expected<std::string> render_resource(const catalog::snapshot& snap, const query
     auto* method = param("method");
     selector = method ? *method : "GET";  // an item's method is GET unless it says otherwise
   }
-  auto resource = wire::canonical_resource(*parts, std::nullopt);
-  auto found = snap.identity_index_of().positions(snap.items, *type, resource, selector);
-  if (found.empty()) return error{errc::not_found, "", "no provider lists " + *type + " " + resource + " " + selector};
+  auto found = snap.identity_index_of().positions(snap.items, *type, *resource, selector);
+  if (found.empty()) return error{errc::not_found, "", "no provider lists " + *type + " " + *resource + " " + selector};
   std::string out = R"({"x402Version":2,"resources":[)";
   append_items(out, snap, found, shown);
   out.append("]}");

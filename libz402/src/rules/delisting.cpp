@@ -47,9 +47,9 @@ expected<delisting> read_delisting(const boost::json::value& body, std::size_t m
       return refused_at(i, "type", "must be http or mcp");
     auto resource = entry->if_contains("resource");
     if (!resource || !resource->is_string()) return refused_at(i, "resource", "is required: the URL the listing shows");
-    auto parts = wire::parse_absolute_url(resource->as_string());
-    if (!parts) return refused_at(i, "resource", parts.error().reason);
-    item_identity id{type->as_string().c_str(), wire::canonical_resource(*parts, std::nullopt), {}};
+    auto canonical = wire::canonical_resource_of(resource->as_string(), std::nullopt);
+    if (!canonical) return refused_at(i, "resource", canonical.error().reason);
+    item_identity id{type->as_string().c_str(), std::move(*canonical), {}};
     auto* method = entry->if_contains("method");
     auto* tool = entry->if_contains("toolName");
     if (id.type == "mcp") {

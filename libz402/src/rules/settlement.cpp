@@ -163,13 +163,13 @@ expected<settlement> derive_settlement(std::shared_ptr<const boost::json::value>
   if (!echo) return echo.error();
   if (echo->url->size() > max_url_bytes)
     return refused(std::string{echo->url_field}, "may be at most " + std::to_string(max_url_bytes) + " bytes");
-  auto parts = wire::parse_absolute_url(*echo->url);
-  if (!parts) return refused(std::string{echo->url_field}, parts.error().reason);
+  auto resource = wire::canonical_resource_of(*echo->url, echo->route_template);
+  if (!resource) return refused(std::string{echo->url_field}, resource.error().reason);
   std::string type, selector;
   if (auto e = identify(echo->input, echo->input_path, type, selector); !e) return e.error();
   settlement s;
   s.pay_to = echo->pay_to->c_str();
-  s.identity = {type, wire::canonical_resource(*parts, echo->route_template), selector};
+  s.identity = {std::move(type), std::move(*resource), std::move(selector)};
   s.key = s.identity.key();
   s.payment = payment_id_of(body->get_object().at("paymentPayload"));
   s.body = std::move(body);

@@ -13,19 +13,24 @@ constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
 constexpr bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
 constexpr bool is_hex_digit(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
-std::string lower(std::string_view s) {
-  std::string out{s};
-  for (auto& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
+constexpr char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+void append_lower(std::string& out, std::string_view s) {
+  auto at = out.size();
+  out.resize(at + s.size());
+  std::transform(s.begin(), s.end(), out.begin() + static_cast<std::ptrdiff_t>(at), lower);
 }
 
-bool is_scheme_char(char c) { return is_alnum(c) || c == '+' || c == '-' || c == '.'; }
+bool equals_lower(std::string_view s, std::string_view lowered) {
+  return s.size() == lowered.size() && std::equal(s.begin(), s.end(), lowered.begin(), [](char a, char b) { return lower(a) == b; });
+}
 
-bool is_host_char(char c) { return is_alnum(c) || c == '-' || c == '.' || c == '_' || c == '~'; }
+constexpr bool is_scheme_char(char c) { return is_alnum(c) || c == '+' || c == '-' || c == '.'; }
+
+constexpr bool is_host_char(char c) { return is_alnum(c) || c == '-' || c == '.' || c == '_' || c == '~'; }
 
 // RFC 3986 characters allowed in path, query and fragment (plus '%' for escapes).
-bool is_url_char(char c) {
+constexpr bool is_url_char(char c) {
   if (c <= 0x20 || c >= 0x7f) return false;
   switch (c) {
     case '"': case '<': case '>': case '\\': case '^': case '`': case '{': case '|': case '}':
@@ -35,29 +40,47 @@ bool is_url_char(char c) {
   }
 }
 
-}  // namespace
+template <class Pred>
+constexpr bool all_of(std::string_view s, Pred pred) {
+  for (char c : s)
+    if (!pred(c)) return false;
+  return true;
+}
 
-expected<url_parts> parse_absolute_url(std::string_view text) {
+// 1 to 65535 in decimal digits.
+constexpr bool is_port(std::string_view s) {
+  if (s.empty() || s.size() > 5 || !all_of(s, is_digit)) return false;
+  unsigned number = 0;
+  for (char c : s) number = number * 10 + static_cast<unsigned>(c - '0');
+  return number >= 1 && number <= 65535;
+}
+
+// An absolute URL's parts as they stand in its text (scheme and host not yet lower-cased): the
+// one parse behind parse_absolute_url and canonical_resource_of, which copies none of them
+// (every settle names its item by its URL: profile.md, 2026-12-03).
+struct url_text {
+  std::string_view scheme, userinfo, host, port, path, query, fragment;
+  bool has_userinfo = false;
+};
+
+expected<url_text> split_url(std::string_view text) {
   for (char c : text) {
     auto u = static_cast<unsigned char>(c);
     if (u < 0x20 || u == 0x7f) return refused("", "contains a control character");
     if (u >= 0x80) return refused("", "must be ASCII (percent-encode other characters)");
   }
   auto colon = text.find("://");
-  if (colon == std::string_view::npos || colon == 0 ||
-      !std::all_of(text.begin(), text.begin() + colon, is_scheme_char) ||
-      !is_alpha(text[0])) {
+  if (colon == std::string_view::npos || colon == 0 || !all_of(text.substr(0, colon), is_scheme_char) || !is_alpha(text[0]))
     return refused("", "must be an absolute URL (scheme://host/path)");
-  }
-  url_parts url;
-  url.scheme = lower(text.substr(0, colon));
+  url_text url;
+  url.scheme = text.substr(0, colon);
   auto rest = text.substr(colon + 3);
-  auto authority_end = rest.find_first_of("/?#");
-  auto authority = rest.substr(0, authority_end);
-  auto tail = authority_end == std::string_view::npos ? std::string_view{} : rest.substr(authority_end);
+  auto authority_end = std::find_if(rest.begin(), rest.end(), [](char c) { return c == '/' || c == '?' || c == '#'; }) - rest.begin();
+  auto authority = rest.substr(0, static_cast<std::size_t>(authority_end));
+  auto tail = rest.substr(static_cast<std::size_t>(authority_end));
   if (auto at = authority.rfind('@'); at != std::string_view::npos) {
     url.has_userinfo = true;
-    url.userinfo = std::string{authority.substr(0, at)};
+    url.userinfo = authority.substr(0, at);
     authority = authority.substr(at + 1);
   }
   std::string_view host = authority, port;
@@ -73,73 +96,87 @@ expected<url_parts> parse_absolute_url(std::string_view text) {
       port_given = true;
     }
     auto inner = host.substr(1, host.size() - 2);
-    if (inner.empty() || !std::all_of(inner.begin(), inner.end(), [](char c) {
-          return is_hex_digit(c) || c == ':' || c == '.';
-        })) {
+    if (inner.empty() || !all_of(inner, [](char c) { return is_hex_digit(c) || c == ':' || c == '.'; }))
       return refused("", "has an invalid IPv6 host");
-    }
   } else if (auto c = authority.rfind(':'); c != std::string_view::npos) {
     host = authority.substr(0, c);
     port = authority.substr(c + 1);
     port_given = true;
   }
   if (host.empty()) return refused("", "has no host");
-  if (host.front() != '[' && !std::all_of(host.begin(), host.end(), is_host_char)) {
-    return refused("", "has an invalid host");
-  }
-  if (port_given && (port.empty() || port.size() > 5 ||
-      !std::all_of(port.begin(), port.end(), is_digit) ||
-      std::stoul(std::string{port}) > 65535 || std::stoul(std::string{port}) == 0)) {
-    return refused("", "has an invalid port");
-  }
-  if (!std::all_of(tail.begin(), tail.end(), is_url_char)) {
-    return refused("", "contains a character that must be percent-encoded");
-  }
-  url.host = lower(host);
-  url.port = std::string{port};
-  auto hash = tail.find('#');
-  if (hash != std::string_view::npos) {
-    url.fragment = std::string{tail.substr(hash + 1)};
+  if (host.front() != '[' && !all_of(host, is_host_char)) return refused("", "has an invalid host");
+  if (port_given && !is_port(port)) return refused("", "has an invalid port");
+  if (!all_of(tail, is_url_char)) return refused("", "contains a character that must be percent-encoded");
+  url.host = host;
+  url.port = port;
+  if (auto hash = tail.find('#'); hash != std::string_view::npos) {
+    url.fragment = tail.substr(hash + 1);
     tail = tail.substr(0, hash);
   }
-  auto q = tail.find('?');
-  if (q != std::string_view::npos) {
-    url.query = std::string{tail.substr(q + 1)};
+  if (auto q = tail.find('?'); q != std::string_view::npos) {
+    url.query = tail.substr(q + 1);
     tail = tail.substr(0, q);
   }
-  url.path = std::string{tail};
+  url.path = tail;
   return url;
 }
 
-namespace {
-
-// The origin appended to `out`, whose room the caller reserved: every settle names its item by
-// its canonical resource, which was five strings made and joined.
-void append_origin(std::string& out, const url_parts& url) {
-  out.append(url.scheme).append("://").append(url.host);
-  bool default_port = (url.scheme == "https" && url.port == "443") || (url.scheme == "http" && url.port == "80");
-  if (!url.port.empty() && !default_port) out.append(":").append(url.port);
+// The origin, scheme and host lower-cased, appended to `out`, whose room the caller reserved.
+void append_origin(std::string& out, std::string_view scheme, std::string_view host, std::string_view port) {
+  append_lower(out, scheme);
+  out.append("://");
+  append_lower(out, host);
+  bool default_port = (equals_lower(scheme, "https") && port == "443") || (equals_lower(scheme, "http") && port == "80");
+  if (!port.empty() && !default_port) out.append(":").append(port);
 }
 
-std::size_t origin_size(const url_parts& url) { return url.scheme.size() + 3 + url.host.size() + 1 + url.port.size(); }
+std::size_t origin_size(std::string_view scheme, std::string_view host, std::string_view port) {
+  return scheme.size() + 3 + host.size() + 1 + port.size();
+}
+
+std::string canonical(std::string_view scheme, std::string_view host, std::string_view port, std::string_view path,
+                      std::optional<std::string_view> route_template) {
+  if (route_template) path = *route_template;
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  if (path.empty()) path = "/";
+  std::string out;
+  out.reserve(origin_size(scheme, host, port) + path.size());
+  append_origin(out, scheme, host, port);
+  return out.append(path);
+}
 
 }  // namespace
 
+expected<url_parts> parse_absolute_url(std::string_view text) {
+  auto parsed = split_url(text);
+  if (!parsed) return parsed.error();
+  url_parts url;
+  append_lower(url.scheme, parsed->scheme);
+  url.userinfo = parsed->userinfo;
+  url.has_userinfo = parsed->has_userinfo;
+  append_lower(url.host, parsed->host);
+  url.port = parsed->port;
+  url.path = parsed->path;
+  url.query = parsed->query;
+  url.fragment = parsed->fragment;
+  return url;
+}
+
 std::string origin_of(const url_parts& url) {
   std::string out;
-  out.reserve(origin_size(url));
-  append_origin(out, url);
+  out.reserve(origin_size(url.scheme, url.host, url.port));
+  append_origin(out, url.scheme, url.host, url.port);
   return out;
 }
 
 std::string canonical_resource(const url_parts& url, std::optional<std::string_view> route_template) {
-  std::string_view path = route_template ? *route_template : std::string_view{url.path};
-  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
-  if (path.empty()) path = "/";
-  std::string out;
-  out.reserve(origin_size(url) + path.size());
-  append_origin(out, url);
-  return out.append(path);
+  return canonical(url.scheme, url.host, url.port, url.path, route_template);
+}
+
+expected<std::string> canonical_resource_of(std::string_view text, std::optional<std::string_view> route_template) {
+  auto url = split_url(text);
+  if (!url) return url.error();
+  return canonical(url->scheme, url->host, url->port, url->path, route_template);
 }
 
 bool is_address_like_host(std::string_view host) {

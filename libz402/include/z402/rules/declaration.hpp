@@ -24,7 +24,12 @@ struct item_identity {
   std::string resource;  // canonical
   std::string selector;  // method or toolName
   /// A map key that cannot collide (the unit separator appears in none of the parts).
-  std::string key() const { return type + '\x1f' + resource + '\x1f' + selector; }
+  /// Made in one allocation: every settle names its item by it.
+  std::string key() const {
+    std::string k;
+    k.reserve(type.size() + resource.size() + selector.size() + 2);
+    return k.append(type).append(1, '\x1f').append(resource).append(1, '\x1f').append(selector);
+  }
 };
 
 struct declared_item {

@@ -31,6 +31,10 @@ std::string origin_of(const url_parts& url);
 /// trailing slash dropped except for "/"; query, fragment and userinfo dropped.
 std::string canonical_resource(const url_parts& url, std::optional<std::string_view> route_template);
 
+/// canonical_resource of the URL `text`, refused as parse_absolute_url refuses it, with none of
+/// its parts copied on the way (every settle names its item by its URL).
+expected<std::string> canonical_resource_of(std::string_view text, std::optional<std::string_view> route_template);
+
 /// How percent_decode reads `%XX` escapes.
 enum class percent_decoding {
   form,     // a query string (application/x-www-form-urlencoded): "+" is a space, and a
