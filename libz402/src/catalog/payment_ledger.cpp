@@ -1,13 +1,17 @@
 #include "z402/catalog/payment_ledger.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 namespace z402::catalog {
 
 payment_ledger::payment_ledger(std::size_t capacity, std::int64_t window_ms)
     // A slot holds a ring position + 1 in 32 bits.
-    : capacity_(std::min<std::size_t>(capacity, std::numeric_limits<std::uint32_t>::max() - 1)), window_ms_(window_ms) {}
+    : capacity_(std::min<std::size_t>(capacity, std::numeric_limits<std::uint32_t>::max() - 1)),
+      window_ms_(window_ms),
+      position_bits_(std::max(1u, static_cast<unsigned>(std::bit_width(capacity_)))),
+      position_mask_(position_bits_ == 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << position_bits_) - 1) {}
 
 bool payment_ledger::contains(const rules::payment_id& id, std::int64_t now_ms) {
   while (count_ > 0 && ring_[oldest_].at_ms <= now_ms - window_ms_) forget_oldest();
@@ -32,15 +36,16 @@ void payment_ledger::insert(const payment_record& record) {
   auto mask = slots_.size() - 1;
   auto slot = home(record.id);
   while (slots_[slot] != empty) slot = (slot + 1) & mask;
-  slots_[slot] = static_cast<std::uint32_t>(pos + 1);
+  slots_[slot] = slot_of(record.id, pos);
   ++count_;
 }
 
 std::size_t payment_ledger::find_slot(const rules::payment_id& id) const {
   if (slots_.empty()) return 0;
   auto mask = slots_.size() - 1;
+  auto wanted = tag(id);
   for (auto slot = home(id); slots_[slot] != empty; slot = (slot + 1) & mask)
-    if (ring_[slots_[slot] - 1].id == id) return slot;
+    if ((slots_[slot] & ~position_mask_) == wanted && ring_[position_at(slot)].id == id) return slot;
   return slots_.size();
 }
 
@@ -56,7 +61,7 @@ void payment_ledger::forget_oldest() {
 void payment_ledger::erase_slot(std::size_t hole) {
   auto mask = slots_.size() - 1;
   for (auto next = (hole + 1) & mask; slots_[next] != empty; next = (next + 1) & mask) {
-    auto home_of_next = home(ring_[slots_[next] - 1].id);
+    auto home_of_next = home(ring_[position_at(next)].id);
     bool stays = hole <= next ? (hole < home_of_next && home_of_next <= next) : (hole < home_of_next || home_of_next <= next);
     if (!stays) {
       slots_[hole] = slots_[next];
@@ -75,7 +80,7 @@ void payment_ledger::grow() {
     auto pos = (oldest_ + k) % ring_.size();
     auto slot = home(ring_[pos].id);
     while (slots_[slot] != empty) slot = (slot + 1) & mask;
-    slots_[slot] = static_cast<std::uint32_t>(pos + 1);
+    slots_[slot] = slot_of(ring_[pos].id, pos);
   }
 }
 

@@ -7,6 +7,9 @@
 // Compact on purpose, since a busy rail fills it: the records in arrival order in a ring (24
 // bytes each) and an open-addressing table of ring positions (linear probing, 4 bytes a slot,
 // at most half full), about 32 bytes a payment, grown as it fills rather than all up front.
+// A slot's bits above the position hold a tag of the id (11 bits at the default capacity of
+// 2^20), so a lookup reads the ring, a cache miss once the ledger outgrows the cache, only for
+// a slot whose tag matches: a new payment, the usual case, is found absent in the table alone.
 #include "z402/rules/settlement.hpp"
 
 #include <cstddef>
@@ -40,6 +43,16 @@ class payment_ledger {
   static constexpr std::uint32_t empty = 0;  // a slot holds a ring position + 1
 
   std::size_t home(const rules::payment_id& id) const { return static_cast<std::size_t>(id.low) & (slots_.size() - 1); }
+  /// The slot that points at ring position `pos` and holds `id`'s tag.
+  std::uint32_t slot_of(const rules::payment_id& id, std::size_t pos) const {
+    return tag(id) | static_cast<std::uint32_t>(pos + 1);
+  }
+  /// The top bits of id.high, in a slot's bits above the position (0 when none are free). The
+  /// home is taken from id.low, so ids in one probe run rarely share a tag.
+  std::uint32_t tag(const rules::payment_id& id) const {
+    return position_bits_ == 32 ? 0 : static_cast<std::uint32_t>(id.high >> (32 + position_bits_)) << position_bits_;
+  }
+  std::size_t position_at(std::size_t slot) const { return (slots_[slot] & position_mask_) - 1; }
   std::size_t find_slot(const rules::payment_id& id) const;  // slots_.size() when absent
   void forget_oldest();
   void erase_slot(std::size_t slot);
@@ -51,6 +64,8 @@ class payment_ledger {
   std::size_t oldest_ = 0;            // ring position of the oldest record
   std::size_t count_ = 0;
   std::vector<std::uint32_t> slots_;  // a power of two, at least twice count_
+  unsigned position_bits_;            // a slot's low bits: a ring position + 1, up to capacity_
+  std::uint32_t position_mask_;
 };
 
 }  // namespace z402::catalog
