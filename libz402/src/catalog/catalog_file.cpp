@@ -75,7 +75,8 @@ std::string record_head(const item_record& r) {
                              {"paidCalls", r.paid_calls},  {"paidDay", r.paid_day}};
   auto head = boost::json::serialize(fields);
   head.pop_back();
-  return head.append(R"(,"fields":)");
+  head.append(R"(,"fields":)");
+  return head;
 }
 
 saved_item saved_as(const item_record& r) {

@@ -20,7 +20,8 @@ std::string response_text::flatten() const {
   out.reserve(payload_size());
   out.append(*this);
   for (auto& p : pieces) out.append(static_cast<const char*>(p.data()), p.size());
-  return out.append(suffix);
+  out.append(suffix);
+  return out;
 }
 
 response json_response(unsigned status, std::string body) {

@@ -142,7 +142,8 @@ std::string canonical(std::string_view scheme, std::string_view host, std::strin
   std::string out;
   out.reserve(origin_size(scheme, host, port) + path.size());
   append_origin(out, scheme, host, port);
-  return out.append(path);
+  out.append(path);
+  return out;  // by name: returning the append's reference would copy it
 }
 
 }  // namespace

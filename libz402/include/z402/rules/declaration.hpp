@@ -28,7 +28,8 @@ struct item_identity {
   std::string key() const {
     std::string k;
     k.reserve(type.size() + resource.size() + selector.size() + 2);
-    return k.append(type).append(1, '\x1f').append(resource).append(1, '\x1f').append(selector);
+    k.append(type).append(1, '\x1f').append(resource).append(1, '\x1f').append(selector);
+    return k;  // by name: returning the append's reference would copy it
   }
 };
 
