@@ -179,6 +179,31 @@ CAF_TEST(canonical JSON orders the keys of every object and drops white space an
   CAF_CHECK_EQUAL(wire::canonical_json(boost::json::value("")), R"("")");
 }
 
+CAF_TEST(a canonical string escapes exactly the quote and the backslash and the controls wherever they fall) {
+  // Plain runs are scanned eight bytes at a time: every byte value at every offset of a word,
+  // and across the end of one, in strings of 1 to 24 bytes, against a byte-by-byte reference.
+  auto reference = [](std::string_view text) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out = "\"";
+    for (unsigned char c : text) {
+      if (c == '"' || c == '\\') out.append({'\\', static_cast<char>(c)});
+      else if (c < 0x20) out.append({'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]});
+      else out += static_cast<char>(c);
+    }
+    return out + '"';
+  };
+  int mismatches = 0;
+  for (std::size_t length = 1; length <= 24; ++length)
+    for (std::size_t at = 0; at < length; ++at)
+      for (int byte = 0; byte < 256; ++byte) {
+        std::string text(length, 'a');
+        text[at] = static_cast<char>(byte);
+        if (at + 1 < length) text[length - 1] = static_cast<char>(0xc3 + at % 2);  // a high byte after it
+        if (wire::canonical_json(boost::json::value(text)) != reference(text)) ++mismatches;
+      }
+  CAF_CHECK_EQUAL(mismatches, 0);
+}
+
 CAF_TEST(every error code has its API name and one HTTP status) {
   CAF_CHECK_EQUAL(to_string(errc::invalid_filter), "invalid_filter");
   CAF_CHECK_EQUAL(http_status(errc::invalid_filter), 400u);

@@ -58,6 +58,9 @@ Z402_FUZZ_TARGET(json_strict) {
     // and is the same value.
     auto again = wire::parse_strict(boost::json::serialize(*doc), 64);
     fuzz::require(again && same(*again, *doc), "an accepted document re-parses to the same value");
+    // Its canonical text (what names a payment) is the same value too.
+    auto canonical = wire::parse_strict(wire::canonical_json(*doc), 64);
+    fuzz::require(canonical && same(*canonical, *doc), "a canonical text re-parses to the same value");
   } else {
     fuzz::require(doc.error().code == errc::invalid_request && !doc.error().reason.empty(), "a refused document says why");
   }
