@@ -286,7 +286,7 @@ CAF_TEST(a provider answers a batch of settles with one outcome per event in ord
     s.pay_to = test::pay_to;
     s.identity = {"http", url, "GET"};
     s.key = s.identity.key();
-    s.body = std::make_shared<const boost::json::value>(boost::json::object{});
+    s.body = std::make_shared<const std::string>("{}");
     return s;
   };
   // A paid call on its declared item counts; one on a route it never declared does not.

@@ -115,8 +115,8 @@ void engine::repeat_declaration(const std::string& name, std::string digest, wri
   caf::anon_send(directory_->get(name), atom::repeat::value, std::move(digest), std::move(done));
 }
 
-void engine::settle(boost::json::value body, settle_completion done) {
-  settle(rules::derive_settlement(std::move(body)), std::move(done));
+void engine::settle(const boost::json::value& body, settle_completion done) {
+  settle(rules::derive_settlement(body), std::move(done));
 }
 
 void engine::settle(std::string_view body_json, settle_completion done) {

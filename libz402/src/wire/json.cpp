@@ -1,5 +1,7 @@
 #include "z402/wire/json.hpp"
 
+#include "strict_refusal.hpp"
+
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
@@ -165,27 +167,36 @@ std::size_t keys_held(const boost::json::value& v) {
 
 }  // namespace
 
+boost::json::parse_options strict_options(std::size_t max_depth) {
+  boost::json::parse_options options;
+  options.max_depth = max_depth;
+  return options;
+}
+
+error strict_refusal(std::string_view text, std::size_t max_depth, boost::system::error_code ec) {
+  if (ec)
+    return refused("", ec == boost::json::error::too_deep ? "the body nests deeper than " + std::to_string(max_depth) + " levels"
+                                                       : "the body is not valid JSON (" + ec.message() + ")");
+  // The text parsed: a key was repeated or a number is out of range. The finder names the first.
+  boost::json::basic_parser<duplicate_key_finder> finder{strict_options(max_depth)};
+  finder.write_some(false, text.data(), text.size(), ec);
+  return refused("", finder.handler().out_of_range ? std::string{"the body has a number beyond the range of a double"}
+                                                   : "the body repeats the key \"" + finder.handler().duplicate + "\" in one object");
+}
+
 namespace {
 
 // parse_strict with the value's tree in `storage`.
 expected<boost::json::value> parse_strict_into(std::string_view text, std::size_t max_depth, boost::json::storage_ptr storage) {
-  boost::json::parse_options options;
-  options.max_depth = max_depth;
   boost::system::error_code ec;
   unsigned char stack_buffer[BOOST_JSON_STACK_BUFFER_SIZE];
-  boost::json::basic_parser<counting_builder> parser{options, std::move(storage), stack_buffer, sizeof stack_buffer};
+  boost::json::basic_parser<counting_builder> parser{strict_options(max_depth), std::move(storage), stack_buffer, sizeof stack_buffer};
   auto read = parser.write_some(false, text.data(), text.size(), ec);
   if (!ec && read < text.size()) ec = boost::json::error::extra_data;
-  if (ec)
-    return refused("", ec == boost::json::error::too_deep ? "the body nests deeper than " + std::to_string(max_depth) + " levels"
-                                                       : "the body is not valid JSON (" + ec.message() + ")");
+  if (ec) return strict_refusal(text, max_depth, ec);
   auto value = parser.handler().st.release();
   if (!parser.handler().out_of_range && keys_held(value) == parser.handler().keys_read) return value;
-  // A key was repeated or a number is out of range: the finder names the first in the text.
-  boost::json::basic_parser<duplicate_key_finder> finder{options};
-  finder.write_some(false, text.data(), text.size(), ec);
-  return refused("", finder.handler().out_of_range ? std::string{"the body has a number beyond the range of a double"}
-                                                   : "the body repeats the key \"" + finder.handler().duplicate + "\" in one object");
+  return strict_refusal(text, max_depth, {});
 }
 
 // A value and the arena its tree lives in: the arena is declared first, so it outlives the
@@ -211,13 +222,6 @@ expected<json_document> parse_strict_document(std::string_view text, std::size_t
   return json_document{doc, &doc->value};
 }
 
-json_document document_of(const boost::json::value& v) {
-  // A settle body of a few hundred bytes fits the first block; a larger tree adds blocks.
-  auto doc = std::make_shared<arena_document>(2048);
-  doc->value = v;  // copied into the arena: the assignment keeps the target's storage
-  return json_document{doc, &doc->value};
-}
-
 expected<boost::json::value> parse_for_display(std::string_view text, std::size_t max_depth) {
   boost::json::parse_options options;
   options.max_depth = max_depth;
@@ -226,116 +230,6 @@ expected<boost::json::value> parse_for_display(std::string_view text, std::size_
   auto value = boost::json::parse(boost::json::string_view{text.data(), text.size()}, ec, {}, options);
   if (!ec) return value;
   return refused("", ec == boost::json::error::too_deep ? "it nests deeper than " + std::to_string(max_depth) + " levels" : ec.message());
-}
-
-namespace {
-
-constexpr bool plain_in_string(unsigned char c) { return c >= 0x20 && c != '"' && c != '\\'; }
-
-// Whether any of the eight bytes of `word` must be escaped (below 0x20, '"' or '\\'). The tests
-// are exact for "any byte" though not for which one ("Bit Twiddling Hacks": haszero, hasless).
-constexpr bool word_needs_escape(std::uint64_t word) {
-  constexpr std::uint64_t ones = ~std::uint64_t{0} / 255;
-  constexpr std::uint64_t highs = ones * 0x80;
-  auto has_below = [](std::uint64_t x, std::uint64_t n) { return ((x - ones * n) & ~x & highs) != 0; };
-  return has_below(word, 0x20) || has_below(word ^ (ones * '"'), 1) || has_below(word ^ (ones * '\\'), 1);
-}
-
-// The first byte at or after `at` that must be escaped, or `end`: eight bytes a step until a
-// word holds one, then byte by byte within it.
-const char* next_escape(const char* at, const char* end) {
-  for (; end - at >= 8; at += 8) {
-    std::uint64_t word;
-    std::memcpy(&word, at, sizeof word);
-    if (word_needs_escape(word)) break;
-  }
-  while (at != end && plain_in_string(static_cast<unsigned char>(*at))) ++at;
-  return at;
-}
-
-// Plain runs are found a word at a time and appended whole: a payment's text is nearly all plain
-// (addresses, signatures, nonces), and appending it a byte at a time took 1,680 of the 8,500
-// instructions that name a payment (callgrind, z402-bench-engine); now 1,075.
-void write_canonical_string(boost::json::string_view text, std::string& out) {
-  static constexpr char hex[] = "0123456789abcdef";
-  out += '"';
-  const char* at = text.data();
-  const char* const end = at + text.size();
-  while (at != end) {
-    const char* run = at;
-    at = next_escape(at, end);
-    out.append(run, at);
-    if (at == end) break;
-    auto c = static_cast<unsigned char>(*at++);
-    if (c == '"' || c == '\\') {
-      const char escaped[2] = {'\\', static_cast<char>(c)};
-      out.append(escaped, 2);
-    } else {
-      const char escaped[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-      out.append(escaped, 6);
-    }
-  }
-  out += '"';
-}
-
-template <class Int>
-void write_integer(Int n, std::string& out) {
-  char digits[24];
-  auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
-  out.append(digits, end);
-}
-
-// Writes into `out` with no allocation of its own beyond `members`, a stack shared by every
-// level: each object sorts its members' pointers on top of it, then pops them (issue 16: every
-// settle names its payment by this text).
-void write_canonical(const boost::json::value& v, std::string& out, std::vector<const boost::json::key_value_pair*>& members) {
-  switch (v.kind()) {
-    case boost::json::kind::object: {
-      auto& obj = v.get_object();
-      auto first = members.size();
-      for (auto& kv : obj) members.push_back(&kv);
-      std::sort(members.begin() + static_cast<std::ptrdiff_t>(first), members.end(),
-                [](auto* a, auto* b) { return a->key() < b->key(); });
-      out += '{';
-      for (auto i = first; i < first + obj.size(); ++i) {
-        if (i != first) out += ',';
-        write_canonical_string(members[i]->key(), out);
-        out += ':';
-        write_canonical(members[i]->value(), out, members);  // may grow `members`: indexed, not iterated
-      }
-      out += '}';
-      members.resize(first);
-      break;
-    }
-    case boost::json::kind::array: {
-      out += '[';
-      bool first = true;
-      for (auto& e : v.get_array()) {
-        if (!first) out += ',';
-        first = false;
-        write_canonical(e, out, members);
-      }
-      out += ']';
-      break;
-    }
-    case boost::json::kind::string: write_canonical_string(v.get_string(), out); break;
-    case boost::json::kind::int64: write_integer(v.get_int64(), out); break;
-    case boost::json::kind::uint64: write_integer(v.get_uint64(), out); break;
-    case boost::json::kind::bool_: out += v.get_bool() ? "true" : "false"; break;
-    case boost::json::kind::null: out += "null"; break;
-    case boost::json::kind::double_: out += boost::json::serialize(v); break;  // Boost's shortest round trip
-  }
-}
-
-}  // namespace
-
-std::string canonical_json(const boost::json::value& v) {
-  std::string out;
-  out.reserve(512);
-  std::vector<const boost::json::key_value_pair*> members;
-  members.reserve(32);
-  write_canonical(v, out, members);
-  return out;
 }
 
 std::size_t json_depth(const boost::json::value& v) {

@@ -1,7 +1,9 @@
-// The strict JSON parser every untrusted body goes through (wire/json.hpp), and the lenient one
-// the agent shows a foreign catalog with.
+// The strict JSON parser every untrusted body goes through (wire/json.hpp), the flat reader a
+// settle body goes through (wire/flat_json.hpp), and the lenient parser the agent shows a
+// foreign catalog with.
 #include "target.hpp"
 
+#include "z402/wire/flat_json.hpp"
 #include "z402/wire/json.hpp"
 
 #include <boost/json.hpp>
@@ -58,11 +60,25 @@ Z402_FUZZ_TARGET(json_strict) {
     // and is the same value.
     auto again = wire::parse_strict(boost::json::serialize(*doc), 64);
     fuzz::require(again && same(*again, *doc), "an accepted document re-parses to the same value");
-    // Its canonical text (what names a payment) is the same value too.
-    auto canonical = wire::parse_strict(wire::canonical_json(*doc), 64);
-    fuzz::require(canonical && same(*canonical, *doc), "a canonical text re-parses to the same value");
   } else {
     fuzz::require(doc.error().code == errc::invalid_request && !doc.error().reason.empty(), "a refused document says why");
+  }
+  // The flat reader takes exactly what the strict parser takes, holds the same value with its
+  // keys in the text's order, and refuses the rest with the same reason. One reader for every
+  // input, as each thread of the settle path keeps one.
+  static wire::flat_json flat;
+  auto read = flat.read(text, 64);
+  fuzz::require(read.has_value() == doc.has_value(), "the flat reader takes what the strict parser takes");
+  if (doc) {
+    fuzz::require(boost::json::serialize(flat.to_value(wire::flat_json::root)) == boost::json::serialize(*doc),
+                  "the flat reader holds the strict parser's value, keys in the same order");
+    // Its canonical text (what names a payment) is the same value too.
+    std::string text_of_payment;
+    flat.write_canonical(wire::flat_json::root, text_of_payment);
+    auto canonical = wire::parse_strict(text_of_payment, 64);
+    fuzz::require(canonical && same(*canonical, *doc), "a canonical text re-parses to the same value");
+  } else {
+    fuzz::require(read.error().reason == doc.error().reason, "the flat reader refuses with the strict parser's reason");
   }
   auto shown = wire::parse_for_display(text, 64);
   fuzz::require(!doc || shown, "whatever the strict parser accepts can be shown");

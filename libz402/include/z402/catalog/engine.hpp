@@ -80,14 +80,14 @@ class engine {
   /// One successful settle, as its x402 body {"x402Version","paymentPayload","paymentRequirements"}
   /// (v1 or v2). `done` gets the catalog outcome once: rejected at once (on this thread) when
   /// the body names no payee or resource, otherwise on an actor thread.
-  void settle(boost::json::value body, settle_completion done);
+  void settle(const boost::json::value& body, settle_completion done);
 
-  /// The same for the body's JSON text (rules::parse_settlement): one strict parse into one
-  /// arena, where a tree is copied into one; text that is not one JSON object, or has a
-  /// duplicate key, is rejected at once (invalid_body) like a body that names no payee.
+  /// The same for the body's JSON text (rules::parse_settlement): read in one strict pass that
+  /// builds no tree, where a tree is written as text first; text that is not one JSON object,
+  /// or has a duplicate key, is rejected at once (invalid_body) like a body that names no payee.
   void settle(std::string_view body_json, settle_completion done);
 
-  /// The same for a settlement already derived (rules::derive_settlement).
+  /// The same for a settlement already read (rules::parse_settlement).
   void settle(rules::settlement event, settle_completion done);
 
   /// Several derived settlements in one message (answers[i] answers events[i]): a caller that

@@ -9,10 +9,7 @@
 // An item is written with the UTC day it was rendered for, for the same reason.
 #include "z402/catalog/messages.hpp"
 #include "z402/error.hpp"
-#include "z402/wire/json.hpp"
 
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/error.hpp>
 #include <caf/meta/load_callback.hpp>
@@ -45,22 +42,17 @@ typename Inspector::result_type inspect(Inspector& f, item_identity& x) {
   return f(caf::meta::type_name("item_identity"), x.type, x.resource, x.selector);
 }
 
-/// The body travels as its JSON text; the key (the identity's) and the payment id (the
-/// payload's) are made again on arrival.
+/// The body travels as its JSON text, and the settlement is read from it again on arrival
+/// (rules::parse_settlement): the key and the payment id are made there, as on the first node.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, settlement& x) {
   std::string body;
   if constexpr (Inspector::reads_state)
-    if (x.body) body = boost::json::serialize(*x.body);
+    if (x.body) body = *x.body;
   return f(caf::meta::type_name("settlement"), x.pay_to, x.identity, body, caf::meta::load_callback([&]() -> caf::error {
-             x.key = x.identity.key();
-             boost::system::error_code ec;
-             auto value = boost::json::parse(body, ec);
-             if (ec) return make_error(errc::corrupt);
-             auto* payload = value.is_object() ? value.get_object().if_contains("paymentPayload") : nullptr;
-             if (!payload) return make_error(errc::corrupt);
-             x.payment = payment_id_of(*payload);
-             x.body = wire::document_of(value);  // the catalog's thread frees it without a walk
+             auto read = parse_settlement(body);
+             if (!read) return make_error(errc::corrupt);
+             x = std::move(*read);
              return caf::none;
            }));
 }

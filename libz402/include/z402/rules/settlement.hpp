@@ -34,32 +34,30 @@ struct payment_id_hash {
   std::size_t operator()(const payment_id& id) const { return static_cast<std::size_t>(id.low); }
 };
 
-payment_id payment_id_of(const boost::json::value& payment_payload);
-
-/// Cheap to copy: the body is shared, and read again only to list a payment-only item.
+/// Cheap to copy: the body's text is shared, and read again only to list a payment-only item.
 struct settlement {
   std::string pay_to;
   item_identity identity;
   std::string key;  // identity.key(), computed once on the caller's thread
   payment_id payment;  // of paymentPayload: a repeat of a counted payment is not counted again
-  std::shared_ptr<const boost::json::value> body;  // the settle body as received
+  std::shared_ptr<const std::string> body;  // the settle body's JSON text as received, read strictly
 };
-
-/// Reads a v1 or v2 settle body {"x402Version","paymentPayload","paymentRequirements"}; refused
-/// (field and reason) when it does not name a payee and a resource.
-expected<settlement> derive_settlement(boost::json::value body);
-/// The same for a body already shared (a wire::json_document, whose tree is one arena).
-expected<settlement> derive_settlement(std::shared_ptr<const boost::json::value> body);
 
 /// How deeply a settle body may nest: the bazaar extension (32 levels, bazaar_extension.hpp)
 /// under paymentPayload.extensions, and headroom.
 constexpr std::size_t max_settlement_depth = 64;
 
-/// A settle body as it arrives, JSON text: parsed strictly (wire::parse_strict: a duplicate key,
-/// invalid UTF-8 or nesting past max_settlement_depth is refused, field empty) straight into one
-/// arena, then derived. One parse and no copy: the HTTP handler's way, and an embedding rail
-/// node's when it holds the bytes of its own /settle request.
+/// A settle body as it arrives, JSON text: {"x402Version","paymentPayload","paymentRequirements"},
+/// v1 or v2. Read strictly (wire::flat_json: a duplicate key, invalid UTF-8 or nesting past
+/// max_settlement_depth is refused, field empty) in one pass that builds no tree, for its payee,
+/// its item and its payment; refused (field and reason) when it does not name a payee and a
+/// resource. The HTTP handler's way, and an embedding rail node's when it holds the bytes of its
+/// own /settle request.
 expected<settlement> parse_settlement(std::string_view text);
+
+/// The same for a body an embedding caller built as a tree: written as text, then read as above
+/// (one way of reading a settle, and the text is what the settlement keeps).
+expected<settlement> derive_settlement(const boost::json::value& body);
 
 /// v1 network names ("base", "base-sepolia", ...) as CAIP-2 ids; a CAIP-2 id is returned as is.
 std::string normalise_network(std::string_view network);

@@ -21,28 +21,18 @@ expected<boost::json::value> parse_strict(std::string_view text, std::size_t max
 
 /// A parsed document that owns the one arena (boost::json::monotonic_resource) its whole tree
 /// lives in: made with two allocations instead of one a node, and freed with two and no walk
-/// of the tree, since its storage deallocates trivially. For a small document made on one
-/// thread and freed on another: a settle body, parsed on an io thread and dropped by the
-/// catalog's once counted (the node-by-node frees were a cross-thread free per node).
+/// of the tree, since its storage deallocates trivially: a declaration's body, up to 17 MiB of
+/// JSON, freed at once when its items are checked. (A settle body is read without a tree:
+/// wire::flat_json.)
 using json_document = std::shared_ptr<const boost::json::value>;
 
 /// parse_strict, into a json_document.
 expected<json_document> parse_strict_document(std::string_view text, std::size_t max_depth);
 
-/// A copy of `v` in a json_document: for a tree built node by node (an embedding caller's settle
-/// body, one a follower forwarded), so that its nodes are freed on the thread that made them and
-/// the catalog frees two blocks.
-json_document document_of(const boost::json::value& v);
-
 /// Parses JSON that will only be shown to a person, never trusted: strings with invalid UTF-8
 /// are kept as bytes (the printer replaces them), a repeated key keeps its last value. Nesting
 /// is bounded like parse_strict's.
 expected<boost::json::value> parse_for_display(std::string_view text, std::size_t max_depth);
-
-/// `v` written with every object's keys in byte order and no white space: two documents that
-/// differ only in key order or spacing have the same canonical text (a payment's identity,
-/// rules/settlement.hpp).
-std::string canonical_json(const boost::json::value& v);
 
 /// Nesting depth of a value: a scalar is 0, `[]` and `{}` are 1.
 std::size_t json_depth(const boost::json::value& v);
