@@ -38,6 +38,9 @@ struct engine_fixture : test_coordinator_fixture<catalog_config> {
     engine.reset();  // sends the exits before the coordinator's final run (timers re-arm otherwise)
   }
 
+  /// What the next start_engine gives engine_options::max_settles_in_flight.
+  std::size_t max_settles_in_flight = catalog::engine_options{}.max_settles_in_flight;
+
   /// A new engine (the previous one stopped) on the test coordinator, PERSISTENCE included.
   void start_engine(config::catalog_limits limits = {}, std::vector<catalog::item_record> initial = {},
                     std::filesystem::path file = {}, std::filesystem::path payments_file = {}) {
@@ -53,6 +56,7 @@ struct engine_fixture : test_coordinator_fixture<catalog_config> {
     // Every count is published as it is answered: these suites check what is counted, each
     // read right after its answer; the counts interval itself is the actors suite's.
     options.counts_interval = std::chrono::milliseconds{0};
+    options.max_settles_in_flight = max_settles_in_flight;
     engine = std::make_unique<catalog::engine>(sys, std::move(options));
     sched.run();
   }

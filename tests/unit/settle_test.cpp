@@ -6,10 +6,12 @@
 #include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"
 
+#include <atomic>
 #include <deque>
 #include <fstream>
 #include <functional>
 #include <random>
+#include <thread>
 
 using namespace z402;
 using namespace std::chrono_literals;
@@ -328,6 +330,74 @@ CAF_TEST(a settle sent to a stopped engine is answered) {
   sched.run();
   CAF_REQUIRE(outcome);
   CAF_CHECK(outcome->state == catalog::settle_outcome::status::rejected);
+}
+
+// Every place a settle took comes back with its answer, also when the answer is the fallback of
+// a completion dropped with the actors: with room for two, five settles sent one after another
+// to a stopped engine are each answered, none waits, and none is left holding a place.
+CAF_TEST(a settle answered by its fallback gives its place back) {
+  max_settles_in_flight = 2;
+  start({});
+  engine->stop();
+  sched.run();
+  int answered = 0;
+  for (int i = 0; i < 5; ++i) {
+    engine->settle(body(pay_one, "https://a.example.com/x"),
+                   catalog::settle_completion{[&](catalog::settle_outcome o) {
+                                                if (o.cause == catalog::settle_rejection::unavailable) ++answered;
+                                              },
+                                              catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "stopped")});
+    sched.run();
+    CAF_REQUIRE_EQUAL(engine->settles_in_flight(), 0u);  // else the third would wait for ever
+  }
+  CAF_CHECK_EQUAL(answered, 5);
+}
+
+// A rail node that reports settles faster than the catalog answers them waits (issue 13): a
+// million settles queued without a bound held 760-910 MB. On real threads, with room for one
+// settle: A's handler holds the catalog's only thread, so B, sent after A was answered, stays
+// unanswered, and C, one past the bound, must wait until B is answered. Every settle here names
+// a payee nobody registered, which the catalog answers without counting.
+CAF_TEST(a settle past max_settles_in_flight waits until one in flight is answered) {
+  caf::actor_system_config cfg;
+  catalog::register_types(cfg);
+  cfg.set("scheduler.max-threads", 1);
+  caf::actor_system real{cfg};
+  catalog::engine_options options;
+  options.max_settles_in_flight = 1;
+  catalog::engine bounded{real, std::move(options)};
+  std::atomic<int> answered{0};
+  std::atomic<bool> a_answered{false}, release_a{false};
+  auto send = [&](const std::string& body_text, bool hold) {
+    bounded.settle(std::string_view{body_text}, catalog::settle_completion{[&, hold](catalog::settle_outcome o) {
+                                                  CAF_CHECK(o.cause == catalog::settle_rejection::unknown_payee);
+                                                  if (hold) {
+                                                    a_answered = true;
+                                                    while (!release_a) std::this_thread::yield();
+                                                  }
+                                                  ++answered;
+                                                },
+                                                catalog::settle_outcome::rejected(catalog::settle_rejection::unavailable, "stopped")});
+  };
+  std::vector<std::string> bodies;
+  for (int i = 0; i < 3; ++i) bodies.push_back(boost::json::serialize(body("uregtest1nobody", "https://a.example.com/x")));
+  send(bodies[0], true);
+  while (!a_answered) std::this_thread::yield();
+  CAF_CHECK_EQUAL(bounded.settles_in_flight(), 0u);  // A's place came back before its handler ran
+  std::atomic<bool> c_sent{false};
+  std::thread rail{[&] {
+    send(bodies[1], false);  // B: the one place
+    send(bodies[2], false);  // C: waits for B's answer
+    c_sent = true;
+  }};
+  // B cannot be answered while A's handler holds the thread: C is still waiting after 200 ms.
+  for (int i = 0; i < 200 && !c_sent; ++i) std::this_thread::sleep_for(std::chrono::milliseconds{1});
+  CAF_CHECK(!c_sent);
+  CAF_CHECK_EQUAL(bounded.settles_in_flight(), 1u);
+  release_a = true;
+  rail.join();
+  while (answered < 3) std::this_thread::yield();
+  CAF_CHECK_EQUAL(bounded.settles_in_flight(), 0u);
 }
 
 // A settle counts once (issue 16): the same payment reported again is answered as the first was

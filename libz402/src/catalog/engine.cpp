@@ -60,6 +60,7 @@ engine::engine(caf::actor_system& sys, engine_options options) {
   registry_ = sys.spawn(catalog::registry, ctx_, store_, persistence_, options.publish_interval,
                         options.counts_interval);
   feed_window_ = options.feed_window;
+  settle_window_ = std::make_shared<settle_window>(std::max<std::size_t>(1, options.max_settles_in_flight));
   if (options.follow) {
     // A follower's items are the primary's: no PROVIDER owns them here (their timers run on the
     // primary, whose changes arrive), and the REPLICA publishes them.
@@ -132,6 +133,16 @@ void engine::settle(expected<rules::settlement> event, settle_completion done) {
 }
 
 void engine::settle(rules::settlement event, settle_completion done) {
+  // The place is given back when the settle is answered, or when its answer is dropped with
+  // the actors (the completion's fallback): each way the handler runs once, and frees the place
+  // before the caller's own handler runs, so a handler that settles again cannot wait for
+  // itself. The fallback's reason fits a string's inline buffer: no text allocated per settle.
+  settle_window_->enter();
+  done = settle_completion{[window = settle_window_, done = std::move(done)](settle_outcome outcome) {
+                             window->leave();
+                             done(std::move(outcome));
+                           },
+                           settle_outcome::rejected(settle_rejection::unavailable, "catalog stopped")};
   if (replica_) return settle(settle_batch{std::move(event)}, settle_answers{std::move(done)});
   caf::anon_send(settle_, atom::settle::value, std::move(event), std::move(done));
 }

@@ -7,6 +7,7 @@
 #include "z402/catalog/catalog_file.hpp"
 #include "z402/catalog/engine_context.hpp"
 #include "z402/catalog/provider_directory.hpp"
+#include "z402/catalog/settle_window.hpp"
 #include "z402/config/listen_address.hpp"
 
 #include <boost/json/value.hpp>
@@ -50,6 +51,14 @@ struct engine_options {
   /// A primary's FEED keeps this many recent versions, so a follower that lost its link resumes
   /// from the version it holds (about 4 s at the write load of the benchmark suite).
   std::size_t feed_window = 64;
+  /// Settles sent one at a time (settle with a body's text, a tree or a settlement) that may
+  /// await their answer at once; the call that would pass it waits until one is answered (0 is
+  /// taken as 1). Without a bound, a rail node that reports faster than the catalog counts
+  /// queued them all: a million settles held 760-910 MB, and the catalog's thread, reading
+  /// that cold memory, fell further behind (issue 13, z402-bench-engine). So call settle from a
+  /// thread of your own, not from an actor of the system the engine runs in, which could wait
+  /// for itself. The HTTP layer's batches are not counted here: its connections bound them.
+  std::size_t max_settles_in_flight = 4096;
   telemetry::logger log;               // where the actors' lines go (e.g. "catalog not saved")
 };
 
@@ -89,6 +98,9 @@ class engine {
 
   /// The same for a settlement already read (rules::parse_settlement).
   void settle(rules::settlement event, settle_completion done);
+
+  /// Settles sent one at a time that await their answer (at most max_settles_in_flight).
+  std::size_t settles_in_flight() const { return settle_window_->held(); }
 
   /// Several derived settlements in one message (answers[i] answers events[i]): a caller that
   /// collects events, like the HTTP layer within one turn of its event loop, saves a mailbox
@@ -137,6 +149,7 @@ class engine {
   feed_actor feed_;        // a primary's, once asked for
   writes_actor writes_;    // with the FEED: the writes its followers forward
   std::size_t feed_window_ = 0;
+  std::shared_ptr<settle_window> settle_window_;
 };
 
 /// The command for checked items (rules::validate_declaration): each item's tree becomes its
