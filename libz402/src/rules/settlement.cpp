@@ -68,8 +68,7 @@ struct echo_view {
   flat_json::index requirements = flat_json::absent;  // an object
   flat_json::index payload = flat_json::absent;       // an object
   std::string_view pay_to;
-  flat_json::index url = flat_json::absent;  // a string
-  std::string_view url_text;
+  std::string_view url;
   std::string_view url_field;  // field names: literals, made into strings only for a refusal
   flat_json::index mime_type = flat_json::absent;
   flat_json::index bazaar = flat_json::absent;  // v2 only
@@ -97,12 +96,12 @@ expected<echo_view> read_echo(const flat_json& doc) {
   auto pay_to = doc.string_at(doc.member(e.requirements, "payTo"));
   if (!pay_to || pay_to->empty()) return fail("paymentRequirements.payTo", "is required");
   e.pay_to = *pay_to;
-  flat_json::index url_holder;
+  flat_json::index url;
   if (e.version == 2) {
-    url_holder = object_at(doc, e.payload, "resource");
-    e.url = doc.member(url_holder, "url");
+    auto resource = object_at(doc, e.payload, "resource");
+    url = doc.member(resource, "url");
     e.url_field = "paymentPayload.resource.url";
-    e.mime_type = doc.member(url_holder, "mimeType");
+    e.mime_type = doc.member(resource, "mimeType");
     e.bazaar = doc.member(object_at(doc, e.payload, "extensions"), "bazaar");
     e.input = object_at(doc, object_at(doc, e.bazaar, "info"), "input");
     if (auto rt = doc.string_at(doc.member(e.bazaar, "routeTemplate")); rt && is_valid_route_template(*rt))
@@ -110,15 +109,15 @@ expected<echo_view> read_echo(const flat_json& doc) {
     e.input_path = "paymentPayload.extensions.bazaar.info.input";
   } else {
     // v1: the resource and the discovery data live in the requirements.
-    e.url = doc.member(e.requirements, "resource");
+    url = doc.member(e.requirements, "resource");
     e.url_field = "paymentRequirements.resource";
     e.mime_type = doc.member(e.requirements, "mimeType");
     e.input = object_at(doc, object_at(doc, e.requirements, "outputSchema"), "input");
     e.input_path = "paymentRequirements.outputSchema.input";
   }
-  auto url = doc.string_at(e.url);
-  if (!url) return fail(std::string{e.url_field}, "is required");
-  e.url_text = *url;
+  auto url_text = doc.string_at(url);
+  if (!url_text) return fail(std::string{e.url_field}, "is required");
+  e.url = *url_text;
   return e;
 }
 
@@ -171,9 +170,9 @@ expected<settlement> parse_settlement(std::string_view text) {
   if (auto read = doc.read(text, max_settlement_depth); !read) return read.error();
   auto echo = read_echo(doc);
   if (!echo) return echo.error();
-  if (echo->url_text.size() > max_url_bytes)
+  if (echo->url.size() > max_url_bytes)
     return refused(std::string{echo->url_field}, "may be at most " + std::to_string(max_url_bytes) + " bytes");
-  auto resource = wire::canonical_resource_of(echo->url_text, echo->route_template);
+  auto resource = wire::canonical_resource_of(echo->url, echo->route_template);
   if (!resource) return refused(std::string{echo->url_field}, resource.error().reason);
   std::string type, selector;
   if (auto e = identify(doc, echo->input, echo->input_path, type, selector); !e) return e.error();
@@ -197,7 +196,7 @@ expected<boost::json::object> payment_only_fields(const settlement& s, const con
   auto echo = read_echo(doc);
   if (!echo) return echo.error();
   wire::url_parts url;
-  if (auto e = check_resource(doc.to_value(echo->url), allow_http, url); !e) return fail(std::string{echo->url_field}, e.error().reason);
+  if (auto e = check_resource(boost::json::value(echo->url), allow_http, url); !e) return fail(std::string{echo->url_field}, e.error().reason);
   auto requirements = requirements_v2(doc, *echo);
   if (auto e = check_accepts_entry(requirements, "paymentRequirements", terms, s.pay_to); !e) return fail(e.error().field, e.error().reason);
   boost::json::object fields{{"resource", s.identity.resource},

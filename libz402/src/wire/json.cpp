@@ -9,10 +9,8 @@
 #include <boost/json/value_stack.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <unordered_set>
 #include <vector>
 
