@@ -282,12 +282,7 @@ CAF_TEST(a provider answers a batch of settles with one outcome per event in ord
   auto provider = sys.spawn(catalog::provider, ctx, registry, std::string{"p1"}, catalog::item_list{item(1, "https://a.example.com/x")});
   sched.run();
   auto settlement = [&](const std::string& url) {
-    rules::settlement s;
-    s.pay_to = test::pay_to;
-    s.identity = {"http", url, "GET"};
-    s.key = s.identity.key();
-    s.body = std::make_shared<const std::string>("{}");
-    return s;
+    return rules::settlement{rules::item_identity{"http", url, "GET"}, test::pay_to, "{}", rules::payment_id{}};
   };
   // A paid call on its declared item counts; one on a route it never declared does not.
   auto counted = self->request(provider, caf::infinite, catalog::atom::settled::value,

@@ -397,6 +397,12 @@ CAF_TEST(a completion that is dropped answers with its fallback) {
     done(catalog::write_outcome{catalog::write_outcome::status::ok, {}, 1, 1});
   }
   CAF_CHECK_EQUAL(calls, 1);
+  // A caller that wants no answer gives an empty function: answered or dropped, no one is called.
+  {
+    catalog::write_completion answered{std::function<void(catalog::write_outcome)>{}, catalog::write_outcome::unavailable("x")};
+    answered(catalog::write_outcome{catalog::write_outcome::status::ok, {}, 1, 1});
+    catalog::write_completion dropped{std::function<void(catalog::write_outcome)>{}, catalog::write_outcome::unavailable("x")};
+  }
 }
 
 CAF_TEST(the catalog file keeps what a restart needs) {

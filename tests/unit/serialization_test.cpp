@@ -170,11 +170,10 @@ CAF_TEST(write and settle outcomes arrive with their state and cause and reason)
 CAF_TEST(a settlement arrives with its body and its key) {
   auto event = settlement_for("https://weather.example.com/v1/weather");
   auto copy = round_trip(event);
-  CAF_CHECK_EQUAL(copy.pay_to, event.pay_to);
-  CAF_CHECK_EQUAL(copy.key, event.key);
-  CAF_REQUIRE(copy.body != nullptr);
-  CAF_CHECK_EQUAL(*copy.body, *event.body);
-  CAF_CHECK(copy.payment == event.payment);  // named again from the text on arrival
+  CAF_CHECK_EQUAL(copy.pay_to(), event.pay_to());
+  CAF_CHECK_EQUAL(copy.key(), event.key());
+  CAF_CHECK_EQUAL(copy.body(), event.body());
+  CAF_CHECK(copy.payment() == event.payment());  // named again from the text on arrival
   // What the receiver does with it: the same fields for an item listed from payments alone.
   auto a = rules::payment_only_fields(event, terms, false);
   auto b = rules::payment_only_fields(copy, terms, false);
@@ -206,7 +205,8 @@ CAF_TEST(a whole message between nodes keeps its registered types) {
   auto batch = round_trip(caf::make_message(
       catalog::atom::settled::value, catalog::settle_batch{settlement_for("https://a.example.com/x"), settlement_for("https://b.example.com/y")}));
   CAF_REQUIRE((batch.match_elements<catalog::atom::settled, catalog::settle_batch>()));
-  CAF_CHECK_EQUAL(batch.get_as<catalog::settle_batch>(1)[1].key, settlement_for("https://b.example.com/y").key);
+  auto second = settlement_for("https://b.example.com/y");
+  CAF_CHECK_EQUAL(batch.get_as<catalog::settle_batch>(1)[1].key(), second.key());
 }
 
 CAF_TEST(catalog errors are compared by code and rendered by name) {

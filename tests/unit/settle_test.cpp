@@ -452,15 +452,17 @@ CAF_TEST(the same payload in another key order or spacing is the same payment) {
   CAF_REQUIRE(boost::json::serialize(again) != boost::json::serialize(payment));
   auto spaced = boost::json::parse("{ \"x402Version\" : 2 ,\n \"paymentPayload\" : " + boost::json::serialize(again.at("paymentPayload")) +
                                    " , \"paymentRequirements\" : " + boost::json::serialize(payment.at("paymentRequirements")) + " }");
-  CAF_CHECK(rules::derive_settlement(spaced)->payment == rules::derive_settlement(payment)->payment);
+  CAF_CHECK(rules::derive_settlement(spaced)->payment() == rules::derive_settlement(payment)->payment());
   // An embedding caller's tree reaches the catalog as its text, read like a body that came as text.
-  CAF_CHECK_EQUAL(*rules::derive_settlement(payment)->body, boost::json::serialize(payment));
+  auto derived = rules::derive_settlement(payment);
+  CAF_REQUIRE(derived.has_value());
+  CAF_CHECK_EQUAL(derived->body(), boost::json::serialize(payment));
   CAF_CHECK(settle(spaced).state == catalog::settle_outcome::status::success);
   CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 1);
   // One byte of the payload's content changed is another payment.
   auto other = payment;
   other["paymentPayload"].as_object()["payload"].as_object()["nonce"] = -1;
-  CAF_CHECK(!(rules::derive_settlement(other)->payment == rules::derive_settlement(payment)->payment));
+  CAF_CHECK(!(rules::derive_settlement(other)->payment() == rules::derive_settlement(payment)->payment()));
 }
 
 CAF_TEST(a settle body given as text counts as its tree does and bad text is rejected at once) {
@@ -472,8 +474,8 @@ CAF_TEST(a settle body given as text counts as its tree does and bad text is rej
   // Read without a tree, the text kept as it came, and the same payment as its tree.
   auto parsed = rules::parse_settlement(text);
   CAF_REQUIRE(parsed.has_value());
-  CAF_CHECK_EQUAL(*parsed->body, text);
-  CAF_CHECK(parsed->payment == rules::derive_settlement(payment)->payment);
+  CAF_CHECK_EQUAL(parsed->body(), text);
+  CAF_CHECK(parsed->payment() == rules::derive_settlement(payment)->payment());
   CAF_CHECK(settle(payment).state == catalog::settle_outcome::status::success);
   CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 1);
   // A duplicate key (two readers could disagree on it), text that is not JSON, and a body one
@@ -498,6 +500,38 @@ CAF_TEST(a settle body given as text counts as its tree does and bad text is rej
   CAF_CHECK(settle(std::string_view{nested(rules::max_settlement_depth - 3)}).state == catalog::settle_outcome::status::success);
   CAF_CHECK_EQUAL(paid(find("p1", "https://a.example.com/x")), 2);
   CAF_CHECK_EQUAL(engine->context().stats->settles_rejected(), 3u);
+}
+
+CAF_TEST(a settlement keeps its key and payee and body in one text and its item is split from the key) {
+  auto mcp = test::bazaar_mcp();
+  auto text = boost::json::serialize(body(pay_one, "HTTPS://A.example.com/mcp/?x=1", mcp));
+  auto parsed = rules::parse_settlement(text);
+  CAF_REQUIRE(parsed.has_value());
+  auto identity = parsed->identity();
+  CAF_CHECK_EQUAL(identity.type, "mcp");
+  CAF_CHECK_EQUAL(identity.resource, "https://a.example.com/mcp");
+  CAF_CHECK_EQUAL(identity.selector, mcp.at("info").at("input").at("toolName").as_string());
+  CAF_CHECK_EQUAL(parsed->key(), identity.key());
+  CAF_CHECK_EQUAL(parsed->pay_to(), pay_one);
+  CAF_CHECK_EQUAL(parsed->body(), text);
+  // A copy shares the text; the text outlives the settlement it was read with.
+  auto copy = *parsed;
+  CAF_CHECK(copy.body().data() == parsed->body().data());
+  parsed = rules::settlement{};
+  CAF_CHECK_EQUAL(copy.body(), text);
+  CAF_CHECK_EQUAL(copy.key(), identity.key());
+  // Made from its parts, as a test or an embedder would: the same views.
+  rules::settlement made{identity, pay_one, text, copy.payment()};
+  CAF_CHECK_EQUAL(made.key(), copy.key());
+  CAF_CHECK_EQUAL(made.pay_to(), copy.pay_to());
+  CAF_CHECK_EQUAL(made.body(), copy.body());
+  // One made by default holds nothing, and lists nothing.
+  rules::settlement empty;
+  CAF_CHECK(empty.key().empty() && empty.pay_to().empty() && empty.body().empty());
+  CAF_CHECK(empty.identity().resource.empty());
+  auto refused = rules::payment_only_fields(empty, terms, false);
+  CAF_REQUIRE(!refused);
+  CAF_CHECK_EQUAL(refused.error().reason, "the body must be a JSON object");
 }
 
 CAF_TEST(a rejected payment is not remembered and is answered as the first each time) {
@@ -573,7 +607,7 @@ CAF_TEST(remembered payments survive a restart through the payments file) {
   auto kept = catalog::load_payments(payments_file, wall->now_ms(), 86400000, 1000);
   CAF_CHECK(kept.state == catalog::payments_load::status::loaded);
   CAF_CHECK_EQUAL(kept.records.size(), 3u);
-  CAF_CHECK(kept.records[0].id == rules::derive_settlement(first)->payment);
+  CAF_CHECK(kept.records[0].id == rules::derive_settlement(first)->payment());
 }
 
 CAF_TEST(a payments file that cannot be appended fails the save and no count reaches disk before its payment) {
@@ -631,7 +665,7 @@ CAF_TEST(a payments file past twice the capacity is compacted to what a load kee
   CAF_CHECK_EQUAL(std::filesystem::file_size(payments_file), catalog::payment_file_header_bytes + 2 * catalog::payment_record_bytes);
   auto kept = catalog::load_payments(payments_file, wall->now_ms(), 86400000, 1000);
   CAF_REQUIRE_EQUAL(kept.records.size(), 2u);
-  CAF_CHECK(kept.records[1].id == rules::derive_settlement(payments[4])->payment);
+  CAF_CHECK(kept.records[1].id == rules::derive_settlement(payments[4])->payment());
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()

@@ -65,6 +65,10 @@ CAF_TEST(canonical resources drop what does not identify a route) {
     auto direct = wire::canonical_resource_of(url, tpl);
     CAF_REQUIRE(direct.has_value());
     CAF_CHECK_EQUAL(*direct, canonical);
+    // Appended after what the buffer holds, which stays.
+    std::string appended = "kept";
+    CAF_REQUIRE(wire::append_canonical_resource(appended, url, tpl).has_value());
+    CAF_CHECK_EQUAL(appended, "kept" + canonical);
     return canonical;
   };
   CAF_CHECK_EQUAL(canon("HTTPS://API.Example.com:443/v1/x/?a=1#f"), "https://api.example.com/v1/x");
@@ -91,6 +95,9 @@ CAF_TEST(malformed URLs are refused with a reason) {
     CAF_REQUIRE(!direct);
     CAF_CHECK(direct.error().code == errc::invalid_request);
     CAF_CHECK_EQUAL(direct.error().reason, refused.error().reason);
+    std::string appended = "kept";
+    CAF_CHECK(!wire::append_canonical_resource(appended, bad, std::nullopt));
+    CAF_CHECK_EQUAL(appended, "kept");
   }
 }
 

@@ -10,7 +10,7 @@
 namespace z402::catalog {
 namespace {
 
-using item_map = std::map<std::string, item_ptr>;
+using item_map = decltype(provider_state::items);
 using self_ptr = provider_actor::stateful_pointer<provider_state>;
 
 // Only what differs between the provider's items and `next` crosses to the REGISTRY: one
@@ -180,9 +180,9 @@ item_map swept(const provider_state& st, std::int64_t now, bool& changed) {
 
 // The result of counting one batch of settles, before the REGISTRY has taken it.
 struct counted_batch {
-  std::map<std::string, item_record> touched;  // records changed by the batch, by key
+  std::map<std::string, item_record, std::less<>> touched;  // records changed by the batch, by key
   std::set<std::string> created;                // keys of new payment-only items
-  std::vector<std::string> key_of;              // per event: the key it counted on ("" when rejected)
+  std::vector<const std::string*> key_of;       // per event: its key in `touched` (null when rejected)
   std::vector<rules::payment_id> payment_of;    // per event
   settle_outcomes outcomes;
 };
@@ -200,22 +200,23 @@ counted_batch count_batch(const provider_state& st, const settle_batch& batch, s
   out.outcomes.resize(batch.size());
   out.key_of.resize(batch.size());
   out.payment_of.reserve(batch.size());
-  for (auto& event : batch) out.payment_of.push_back(event.payment);
+  for (auto& event : batch) out.payment_of.push_back(event.payment());
   bool declaring = declares(st.items);
   auto payment_only = static_cast<std::size_t>(
       std::count_if(st.items.begin(), st.items.end(), [](auto& kv) { return !kv.second->record().declared; }));
   for (std::size_t i = 0; i < batch.size(); ++i) {
     auto& event = batch[i];
-    auto& key = event.key;
+    auto key = event.key();
     auto touched = out.touched.find(key);
     if (touched == out.touched.end()) {
       if (auto existing = st.items.find(key); existing != st.items.end()) {
         touched = out.touched.emplace(key, existing->second->record()).first;
       } else if (declaring) {
         // Echoed metadata never creates an item for a provider that declares.
+        auto identity = event.identity();
         out.outcomes[i] = settle_outcome::rejected(
-            settle_rejection::not_declared, "paymentPayload.resource.url: this provider declares its items and none matches " + event.identity.type + " " +
-            event.identity.resource + " " + event.identity.selector);
+            settle_rejection::not_declared, "paymentPayload.resource.url: this provider declares its items and none matches " + identity.type + " " +
+            identity.resource + " " + identity.selector);
         continue;
       } else if (payment_only >= st.ctx.limits.max_payment_items_per_provider) {
         out.outcomes[i] = settle_outcome::rejected(
@@ -231,18 +232,18 @@ counted_batch count_batch(const provider_state& st, const settle_batch& batch, s
         }
         item_record r;
         r.provider = st.provider;
-        r.identity = event.identity;
-        r.content = make_content(*fields, event.identity.selector);
+        r.identity = event.identity();
+        r.content = make_content(*fields, r.identity.selector);
         r.declared = false;
         r.seq = st.ctx.next_seq->fetch_add(1);
         r.paid_day = wire::utc_day(now);
         touched = out.touched.emplace(key, std::move(r)).first;
-        out.created.insert(key);
+        out.created.emplace(key);
         ++payment_only;
       }
     }
     count_paid_call(touched->second, now);
-    out.key_of[i] = key;
+    out.key_of[i] = &touched->first;
     out.outcomes[i] = settle_outcome::success();
   }
   return out;
@@ -333,7 +334,7 @@ provider_actor::behavior_type provider(provider_actor::stateful_pointer<provider
         // are full, the batch is counted again without its new items.
         auto counts_only = [=]() mutable {
           for (std::size_t i = 0; i < counted->key_of.size(); ++i)
-            if (counted->created.count(counted->key_of[i]))
+            if (counted->key_of[i] && counted->created.count(*counted->key_of[i]))
               counted->outcomes[i] = settle_outcome::rejected(settle_rejection::catalog_full, "paymentPayload.resource.url: the catalog is full");
           commit(self, apply(self->state.items, *counted, today, false), false, deliver, unavailable,
                  counted_payments(*counted, now));

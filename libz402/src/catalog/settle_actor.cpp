@@ -81,22 +81,22 @@ void dispatch(self_ptr self, const std::string& provider) {
 // of its payment.
 const std::string* enqueue(self_ptr self, rules::settlement& event, settle_completion& done) {
   auto& st = self->state;
-  if (st.counted.contains(event.payment, st.ctx.clock->now_ms())) {
+  if (st.counted.contains(event.payment(), st.ctx.clock->now_ms())) {
     answer_repeat(self, done, settle_outcome::success());
     return nullptr;
   }
-  if (auto waiting = st.counting.find(event.payment); waiting != st.counting.end()) {
+  if (auto waiting = st.counting.find(event.payment()); waiting != st.counting.end()) {
     waiting->second.push_back(std::move(done));
     return nullptr;
   }
-  auto who = st.provider_of.find(event.pay_to);
+  auto who = st.provider_of.find(event.pay_to());
   if (who == st.provider_of.end()) {
     answer(self, done, settle_outcome::rejected(settle_rejection::unknown_payee, "paymentRequirements.payTo: no provider is registered with this payTo"));
     return nullptr;
   }
-  st.counting.emplace(event.payment, std::vector<settle_completion>{});
+  st.counting.emplace(event.payment(), std::vector<settle_completion>{});
   auto& q = st.queues[who->second];
-  q.payments.push_back(event.payment);
+  q.payments.push_back(event.payment());
   q.events.push_back(std::move(event));
   q.answers.push_back(std::move(done));
   return &who->second;

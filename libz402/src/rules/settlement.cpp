@@ -38,8 +38,9 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 13> v1_netwo
 using wire::flat_json;
 
 // The item a payment names: HTTP by method (GET by default), MCP by toolName.
-expected<void> identify(const flat_json& doc, flat_json::index input, std::string_view input_path, std::string& type,
-                        std::string& selector) {
+// Views into `doc`'s text, or constants.
+expected<void> identify(const flat_json& doc, flat_json::index input, std::string_view input_path, std::string_view& type,
+                        std::string_view& selector) {
   type = "http";
   selector = "GET";
   if (input == flat_json::absent) return {};
@@ -134,8 +135,8 @@ boost::json::object requirements_v2(const flat_json& doc, const echo_view& e) {
 
 // The body of a settlement, read again (it was read strictly when it arrived).
 expected<void> read_body(flat_json& doc, const settlement& s) {
-  if (!s.body) return refused("", "the body must be a JSON object");
-  return doc.read(*s.body, max_settlement_depth);
+  if (s.body().empty()) return refused("", "the body must be a JSON object");
+  return doc.read(s.body(), max_settlement_depth);
 }
 
 }  // namespace
@@ -172,17 +173,36 @@ expected<settlement> parse_settlement(std::string_view text) {
   if (!echo) return echo.error();
   if (echo->url.size() > max_url_bytes)
     return refused(std::string{echo->url_field}, "may be at most " + std::to_string(max_url_bytes) + " bytes");
-  auto resource = wire::canonical_resource_of(echo->url, echo->route_template);
-  if (!resource) return refused(std::string{echo->url_field}, resource.error().reason);
-  std::string type, selector;
+  // One buffer a thread for the canonical resource: the settlement copies it into its own text.
+  thread_local std::string resource;
+  resource.clear();
+  if (auto e = wire::append_canonical_resource(resource, echo->url, echo->route_template); !e)
+    return refused(std::string{echo->url_field}, e.error().reason);
+  std::string_view type, selector;
   if (auto e = identify(doc, echo->input, echo->input_path, type, selector); !e) return e.error();
-  settlement s;
-  s.pay_to = echo->pay_to;
-  s.identity = {std::move(type), std::move(*resource), std::move(selector)};
-  s.key = s.identity.key();
-  s.payment = payment_id_of(doc, echo->payload);
-  s.body = std::make_shared<const std::string>(text);
-  return s;
+  return settlement{type, resource, selector, echo->pay_to, text, payment_id_of(doc, echo->payload)};
+}
+
+settlement::settlement(std::string_view type, std::string_view resource, std::string_view selector,
+                       std::string_view pay_to, std::string_view body, payment_id payment)
+    : key_size_(item_identity::key_size(type, resource, selector)),
+      pay_to_size_(pay_to.size()),
+      body_size_(body.size()),
+      payment_(payment) {
+  auto text = std::make_shared_for_overwrite<char[]>(key_size_ + pay_to_size_ + body_size_);
+  auto* end = item_identity::write_key(text.get(), type, resource, selector);
+  end = std::copy(pay_to.begin(), pay_to.end(), end);
+  std::copy(body.begin(), body.end(), end);
+  text_ = std::move(text);
+}
+
+item_identity settlement::identity() const {
+  // The unit separator appears in none of the parts (item_identity::key).
+  auto k = key();
+  auto first = k.find('\x1f');
+  auto second = k.find('\x1f', first + 1);
+  return {std::string{k.substr(0, first)}, std::string{k.substr(first + 1, second - first - 1)},
+          std::string{k.substr(second + 1)}};
 }
 
 }  // namespace z402::rules
@@ -191,6 +211,7 @@ namespace z402::rules {
 
 expected<boost::json::object> payment_only_fields(const settlement& s, const config::rail_terms& terms, bool allow_http) {
   auto fail = [](std::string field, std::string reason) { return refused(std::move(field), std::move(reason)); };
+  auto identity = s.identity();
   flat_json doc;
   if (auto read = read_body(doc, s); !read) return read.error();
   auto echo = read_echo(doc);
@@ -198,9 +219,9 @@ expected<boost::json::object> payment_only_fields(const settlement& s, const con
   wire::url_parts url;
   if (auto e = check_resource(boost::json::value(echo->url), allow_http, url); !e) return fail(std::string{echo->url_field}, e.error().reason);
   auto requirements = requirements_v2(doc, *echo);
-  if (auto e = check_accepts_entry(requirements, "paymentRequirements", terms, s.pay_to); !e) return fail(e.error().field, e.error().reason);
-  boost::json::object fields{{"resource", s.identity.resource},
-                             {"type", s.identity.type},
+  if (auto e = check_accepts_entry(requirements, "paymentRequirements", terms, s.pay_to()); !e) return fail(e.error().field, e.error().reason);
+  boost::json::object fields{{"resource", identity.resource},
+                             {"type", identity.type},
                              {"x402Version", 2},
                              {"accepts", boost::json::array{std::move(requirements)}}};
   if (echo->mime_type != flat_json::absent) {
@@ -214,10 +235,10 @@ expected<boost::json::object> payment_only_fields(const settlement& s, const con
     bazaar_facts facts;
     if (auto e = check_bazaar_extension(bazaar, route_template_policy::ignore_invalid, facts); !e)
       return fail("paymentPayload." + e.error().field, e.error().reason);
-    if (facts.input_type != s.identity.type)
-      return fail("paymentPayload.extensions.bazaar.info.input.type", "must be " + s.identity.type);
+    if (facts.input_type != identity.type)
+      return fail("paymentPayload.extensions.bazaar.info.input.type", "must be " + identity.type);
     fields["extensions"] = boost::json::object{{"bazaar", std::move(bazaar)}};
-  } else if (s.identity.type == "mcp") {
+  } else if (identity.type == "mcp") {
     return fail("paymentPayload.extensions.bazaar", "is required to list an MCP tool");
   }
   if (boost::json::serialize(fields).size() > max_item_bytes)

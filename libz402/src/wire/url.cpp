@@ -134,16 +134,14 @@ std::size_t origin_size(std::string_view scheme, std::string_view host, std::str
   return scheme.size() + 3 + host.size() + 1 + port.size();
 }
 
-std::string canonical(std::string_view scheme, std::string_view host, std::string_view port, std::string_view path,
-                      std::optional<std::string_view> route_template) {
+void append_canonical(std::string& out, std::string_view scheme, std::string_view host, std::string_view port,
+                      std::string_view path, std::optional<std::string_view> route_template) {
   if (route_template) path = *route_template;
   while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
   if (path.empty()) path = "/";
-  std::string out;
-  out.reserve(origin_size(scheme, host, port) + path.size());
+  out.reserve(out.size() + origin_size(scheme, host, port) + path.size());
   append_origin(out, scheme, host, port);
   out.append(path);
-  return out;  // by name: returning the append's reference would copy it
 }
 
 }  // namespace
@@ -171,13 +169,22 @@ std::string origin_of(const url_parts& url) {
 }
 
 std::string canonical_resource(const url_parts& url, std::optional<std::string_view> route_template) {
-  return canonical(url.scheme, url.host, url.port, url.path, route_template);
+  std::string out;
+  append_canonical(out, url.scheme, url.host, url.port, url.path, route_template);
+  return out;
+}
+
+expected<void> append_canonical_resource(std::string& out, std::string_view text, std::optional<std::string_view> route_template) {
+  auto url = split_url(text);
+  if (!url) return url.error();
+  append_canonical(out, url->scheme, url->host, url->port, url->path, route_template);
+  return {};
 }
 
 expected<std::string> canonical_resource_of(std::string_view text, std::optional<std::string_view> route_template) {
-  auto url = split_url(text);
-  if (!url) return url.error();
-  return canonical(url->scheme, url->host, url->port, url->path, route_template);
+  std::string out;
+  if (auto e = append_canonical_resource(out, text, route_template); !e) return e.error();
+  return out;
 }
 
 bool is_address_like_host(std::string_view host) {

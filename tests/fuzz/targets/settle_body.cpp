@@ -18,8 +18,9 @@ Z402_FUZZ_TARGET(settle_body) {
                   "a refused settle says which rule");
     return 0;
   }
-  fuzz::require(!event->pay_to.empty() && !event->identity.resource.empty(), "a settle names a payee and a resource");
-  fuzz::require(event->key == event->identity.key(), "the settle's key is its identity's");
+  auto identity = event->identity();
+  fuzz::require(!event->pay_to().empty() && !identity.resource.empty(), "a settle names a payee and a resource");
+  fuzz::require(event->key() == identity.key(), "the settle's key is its identity's: no part holds the separator");
   for (bool allow_http : {false, true}) {
     auto listed = rules::payment_only_fields(*event, terms, allow_http);
     if (listed) fuzz::require(listed->contains("resource"), "a payment-only item has a resource");

@@ -12,8 +12,11 @@
 
 #include <caf/allowed_unsafe_message_type.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -137,8 +140,14 @@ using settle_completion = completion<settle_outcome>;
 using settle_batch = std::vector<rules::settlement>;
 using settle_answers = std::vector<settle_completion>;
 using settle_outcomes = std::vector<settle_outcome>;
-/// payTo -> provider name
-using payee_map = std::unordered_map<std::string, std::string>;
+/// Hashes a std::string key and any text that equals it alike, so a map with it and
+/// std::equal_to<> finds a key by a string_view without making a string.
+struct text_hash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
+};
+/// payTo -> provider name; a settle's payee is a view into its text.
+using payee_map = std::unordered_map<std::string, std::string, text_hash, std::equal_to<>>;
 
 }  // namespace z402::catalog
 

@@ -16,7 +16,7 @@ struct provider_state {
   engine_context ctx;
   registry_actor registry;
   std::string provider;
-  std::map<std::string, item_ptr> items;  // by identity key
+  std::map<std::string, item_ptr, std::less<>> items;  // by identity key; found by a settle's view of it
   std::uint64_t timer_generation = 0;     // delayed_send cannot be cancelled: stale ticks are ignored
   std::int64_t armed_for = -1;            // wall time the live timer fires at; -1: none
   std::string last_digest;                // of the last declaration applied

@@ -44,12 +44,18 @@ typename Inspector::result_type inspect(Inspector& f, item_identity& x) {
 
 /// The body travels as its JSON text, and the settlement is read from it again on arrival
 /// (rules::parse_settlement): the key and the payment id are made there, as on the first node.
+/// Its payee and item travel too, as they did when they were fields (the format between nodes
+/// is unchanged), and are read from the body again like the rest.
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, settlement& x) {
-  std::string body;
-  if constexpr (Inspector::reads_state)
-    if (x.body) body = *x.body;
-  return f(caf::meta::type_name("settlement"), x.pay_to, x.identity, body, caf::meta::load_callback([&]() -> caf::error {
+  std::string pay_to, body;
+  item_identity identity;
+  if constexpr (Inspector::reads_state) {
+    pay_to = x.pay_to();
+    identity = x.identity();
+    body = x.body();
+  }
+  return f(caf::meta::type_name("settlement"), pay_to, identity, body, caf::meta::load_callback([&]() -> caf::error {
              auto read = parse_settlement(body);
              if (!read) return make_error(errc::corrupt);
              x = std::move(*read);

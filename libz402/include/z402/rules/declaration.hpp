@@ -7,10 +7,12 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace z402::rules {
@@ -24,12 +26,22 @@ struct item_identity {
   std::string resource;  // canonical
   std::string selector;  // method or toolName
   /// A map key that cannot collide (the unit separator appears in none of the parts).
-  /// Made in one allocation: every settle names its item by it.
   std::string key() const {
-    std::string k;
-    k.reserve(type.size() + resource.size() + selector.size() + 2);
-    k.append(type).append(1, '\x1f').append(resource).append(1, '\x1f').append(selector);
-    return k;  // by name: returning the append's reference would copy it
+    std::string k(key_size(type, resource, selector), '\x1f');
+    write_key(k.data(), type, resource, selector);
+    return k;
+  }
+  /// The key of these parts is key_size() bytes, written at `out` by write_key(), which returns
+  /// the end: a settlement writes it into its own text (settlement.hpp), allocating nothing more.
+  static std::size_t key_size(std::string_view type, std::string_view resource, std::string_view selector) {
+    return type.size() + resource.size() + selector.size() + 2;
+  }
+  static char* write_key(char* out, std::string_view type, std::string_view resource, std::string_view selector) {
+    out = std::copy(type.begin(), type.end(), out);
+    *out++ = '\x1f';
+    out = std::copy(resource.begin(), resource.end(), out);
+    *out++ = '\x1f';
+    return std::copy(selector.begin(), selector.end(), out);
   }
 };
 

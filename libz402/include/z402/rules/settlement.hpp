@@ -34,13 +34,41 @@ struct payment_id_hash {
   std::size_t operator()(const payment_id& id) const { return static_cast<std::size_t>(id.low); }
 };
 
-/// Cheap to copy: the body's text is shared, and read again only to list a payment-only item.
-struct settlement {
-  std::string pay_to;
-  item_identity identity;
-  std::string key;  // identity.key(), computed once on the caller's thread
-  payment_id payment;  // of paymentPayload: a repeat of a counted payment is not counted again
-  std::shared_ptr<const std::string> body;  // the settle body's JSON text as received, read strictly
+/// A settle as the catalog counts it. Cheap to copy: its text (the item's key, the payee and the
+/// body as received) is one shared allocation. It is made on the caller's thread and freed on the
+/// catalog's, and each allocation that crosses costs a cache miss on both (profile.md,
+/// 2026-12-04): four (the body, its count, the key, the resource) became one.
+class settlement {
+ public:
+  settlement() = default;
+  settlement(const item_identity& identity, std::string_view pay_to, std::string_view body, payment_id payment)
+      : settlement(identity.type, identity.resource, identity.selector, pay_to, body, payment) {}
+  settlement(std::string_view type, std::string_view resource, std::string_view selector, std::string_view pay_to,
+             std::string_view body, payment_id payment);
+
+  /// The views below are into its text: taken from a temporary settlement they would dangle.
+  /// item_identity::key() of the item it names: the catalog's key for it.
+  std::string_view key() const& { return {text_.get(), key_size_}; }
+  std::string_view key() const&& = delete;
+  /// The item it names (type, canonical resource, method or toolName), split from the key: for
+  /// the rare paths that need its parts.
+  item_identity identity() const;
+  /// paymentRequirements.payTo.
+  std::string_view pay_to() const& { return {text_.get() + key_size_, pay_to_size_}; }
+  std::string_view pay_to() const&& = delete;
+  /// The settle body's JSON text as received, read strictly; read again only to list a
+  /// payment-only item. Empty in a settlement made by default.
+  std::string_view body() const& { return {text_.get() + key_size_ + pay_to_size_, body_size_}; }
+  std::string_view body() const&& = delete;
+  /// Of paymentPayload: a repeat of a counted payment is not counted again.
+  const payment_id& payment() const { return payment_; }
+
+ private:
+  std::shared_ptr<const char[]> text_;  // the key, then the payee, then the body
+  std::size_t key_size_ = 0;
+  std::size_t pay_to_size_ = 0;
+  std::size_t body_size_ = 0;
+  payment_id payment_;
 };
 
 /// How deeply a settle body may nest: the bazaar extension (32 levels, bazaar_extension.hpp)

@@ -34,6 +34,9 @@ std::string canonical_resource(const url_parts& url, std::optional<std::string_v
 /// canonical_resource of the URL `text`, refused as parse_absolute_url refuses it, with none of
 /// its parts copied on the way (every settle names its item by its URL).
 expected<std::string> canonical_resource_of(std::string_view text, std::optional<std::string_view> route_template);
+/// The same, appended to `out` (nothing appended when refused): a settle copies it into its own
+/// text from a buffer its thread keeps.
+expected<void> append_canonical_resource(std::string& out, std::string_view text, std::optional<std::string_view> route_template);
 
 /// How percent_decode reads `%XX` escapes.
 enum class percent_decoding {
