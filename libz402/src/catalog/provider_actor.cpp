@@ -90,13 +90,13 @@ void commit(self_ptr self, item_map next, bool may_refuse, OnOk on_ok, OnError o
 // to: the new versions replace the old ones at once and only they cross to the REGISTRY. (A
 // copy of 128 keyed entries per batch of settles was most of the actor's time over HTTP.)
 template <class OnOk, class OnError>
-void commit_in_place(self_ptr self, std::vector<std::pair<std::string, item_ptr>> versions,
+void commit_in_place(self_ptr self, std::vector<std::pair<item_map::iterator, item_ptr>> versions,
                      std::vector<payment_record> payments, OnOk on_ok, OnError on_error) {
   auto& st = self->state;
   item_change change;
   change.payments = std::move(payments);
-  for (auto& [key, it] : versions) {
-    st.items[key] = it;
+  for (auto& [at, it] : versions) {
+    at->second = it;
     change.upserts.push_back(std::move(it));
   }
   // Counts move no retention deadline earlier; the only new wake-up they can need is midnight.
@@ -178,9 +178,15 @@ item_map swept(const provider_state& st, std::int64_t now, bool& changed) {
   return next;
 }
 
+// An item a batch of settles counted on, as it will be after the batch.
+struct touched_item {
+  item_record record;
+  item_map::iterator at;  // its version in the provider's items (end() for a new one): valid while the batch's handler runs
+};
+
 // The result of counting one batch of settles, before the REGISTRY has taken it.
 struct counted_batch {
-  std::map<std::string, item_record, std::less<>> touched;  // records changed by the batch, by key
+  std::map<std::string, touched_item, std::less<>> touched;  // items changed by the batch, by key
   std::set<std::string> created;                // keys of new payment-only items
   std::vector<const std::string*> key_of;       // per event: its key in `touched` (null when rejected)
   std::vector<rules::payment_id> payment_of;    // per event
@@ -195,22 +201,30 @@ std::vector<payment_record> counted_payments(const counted_batch& batch, std::in
   return out;
 }
 
-counted_batch count_batch(const provider_state& st, const settle_batch& batch, std::int64_t now) {
+// Takes the provider's state as mutable only to note where each counted item is (touched_item::at).
+counted_batch count_batch(provider_state& st, const settle_batch& batch, std::int64_t now) {
   counted_batch out;
   out.outcomes.resize(batch.size());
   out.key_of.resize(batch.size());
   out.payment_of.reserve(batch.size());
   for (auto& event : batch) out.payment_of.push_back(event.payment());
   bool declaring = declares(st.items);
-  auto payment_only = static_cast<std::size_t>(
-      std::count_if(st.items.begin(), st.items.end(), [](auto& kv) { return !kv.second->record().declared; }));
+  // How many payment-only items the provider has: counted only when a settle would add one, so a
+  // batch of counts does not walk every item.
+  std::optional<std::size_t> payment_only;
+  auto payment_only_items = [&] {
+    if (!payment_only)
+      payment_only = static_cast<std::size_t>(
+          std::count_if(st.items.begin(), st.items.end(), [](auto& kv) { return !kv.second->record().declared; }));
+    return *payment_only;
+  };
   for (std::size_t i = 0; i < batch.size(); ++i) {
     auto& event = batch[i];
     auto key = event.key();
     auto touched = out.touched.find(key);
     if (touched == out.touched.end()) {
       if (auto existing = st.items.find(key); existing != st.items.end()) {
-        touched = out.touched.emplace(key, existing->second->record()).first;
+        touched = out.touched.emplace(key, touched_item{existing->second->record(), existing}).first;
       } else if (declaring) {
         // Echoed metadata never creates an item for a provider that declares.
         auto identity = event.identity();
@@ -218,7 +232,7 @@ counted_batch count_batch(const provider_state& st, const settle_batch& batch, s
             settle_rejection::not_declared, "paymentPayload.resource.url: this provider declares its items and none matches " + identity.type + " " +
             identity.resource + " " + identity.selector);
         continue;
-      } else if (payment_only >= st.ctx.limits.max_payment_items_per_provider) {
+      } else if (payment_only_items() >= st.ctx.limits.max_payment_items_per_provider) {
         out.outcomes[i] = settle_outcome::rejected(
             settle_rejection::payment_item_cap, "paymentPayload.resource.url: this provider already has " +
             std::to_string(st.ctx.limits.max_payment_items_per_provider) +
@@ -237,12 +251,12 @@ counted_batch count_batch(const provider_state& st, const settle_batch& batch, s
         r.declared = false;
         r.seq = st.ctx.next_seq->fetch_add(1);
         r.paid_day = wire::utc_day(now);
-        touched = out.touched.emplace(key, std::move(r)).first;
+        touched = out.touched.emplace(key, touched_item{std::move(r), st.items.end()}).first;
         out.created.emplace(key);
-        ++payment_only;
+        ++*payment_only;
       }
     }
-    count_paid_call(touched->second, now);
+    count_paid_call(touched->second.record, now);
     out.key_of[i] = &touched->first;
     out.outcomes[i] = settle_outcome::success();
   }
@@ -251,8 +265,8 @@ counted_batch count_batch(const provider_state& st, const settle_batch& batch, s
 
 item_map apply(const item_map& items, const counted_batch& batch, std::int64_t today, bool with_created) {
   item_map next = items;
-  for (auto& [key, r] : batch.touched)
-    if (with_created || !batch.created.count(key)) next[key] = make_item(r, today);
+  for (auto& [key, touched] : batch.touched)
+    if (with_created || !batch.created.count(key)) next[key] = make_item(touched.record, today);
   return next;
 }
 
@@ -342,8 +356,10 @@ provider_actor::behavior_type provider(provider_actor::stateful_pointer<provider
         if (counted->touched.empty()) {
           deliver();
         } else if (counted->created.empty()) {
-          std::vector<std::pair<std::string, item_ptr>> versions;
-          for (auto& [key, r] : counted->touched) versions.emplace_back(key, make_item(r, today));
+          // Every touched item exists: its record moves into its new version, which replaces
+          // the old where it is.
+          std::vector<std::pair<item_map::iterator, item_ptr>> versions;
+          for (auto& [key, touched] : counted->touched) versions.emplace_back(touched.at, make_item(std::move(touched.record), today));
           commit_in_place(self, std::move(versions), counted_payments(*counted, now), deliver, unavailable);
         } else {
           commit(
