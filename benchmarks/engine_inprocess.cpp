@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
   std::promise<void> all_done;
   // The settles' CPU: the whole process's less the reader's, so a machine's speed or a busy
   // reader does not move it as it moves the rate.
-  auto cpu_start = cpu_us(CLOCK_PROCESS_CPUTIME_ID) - cpu_us(reader_cpu);
+  auto reader_start = cpu_us(reader_cpu);
+  auto cpu_start = cpu_us(CLOCK_PROCESS_CPUTIME_ID);
   auto sender_start = cpu_us(CLOCK_THREAD_CPUTIME_ID);
   auto start = clock_type::now();
   // Each event's body as the bytes a rail node's /settle request brought (rules::parse_settlement:
@@ -87,7 +88,9 @@ int main(int argc, char** argv) {
   }
   all_done.get_future().get();
   auto seconds = std::chrono::duration<double>(clock_type::now() - start).count();
-  auto settle_cpu_us = cpu_us(CLOCK_PROCESS_CPUTIME_ID) - cpu_us(reader_cpu) - cpu_start;
+  // With --no-reads the reader has ended, and its clock with it.
+  auto reader_us = with_reads ? cpu_us(reader_cpu) - reader_start : 0.0;
+  auto settle_cpu_us = cpu_us(CLOCK_PROCESS_CPUTIME_ID) - cpu_start - reader_us;
   auto sender_cpu_us = cpu_us(CLOCK_THREAD_CPUTIME_ID) - sender_start;
 
   // Whole declarations of the same 128 checked items, no digest (so none is taken for a
@@ -112,6 +115,8 @@ int main(int argc, char** argv) {
                                                           {"settles_per_second", events / seconds},
                                                           {"cpu_us_per_settle", settle_cpu_us / events},
                                                           {"sender_cpu_us_per_settle", sender_cpu_us / events},
+                                                          // The reader spins: how much of the machine it took while the settles ran.
+                                                          {"reader_cores_while_settling", reader_us / 1e6 / seconds},
                                                           {"declarations", declarations},
                                                           {"declarations_per_second", declarations / declare_seconds},
                                                           {"declared_items_per_second", 128 * declarations / declare_seconds},
