@@ -131,7 +131,9 @@ CAF_TEST(a strict JSON document holds the value parse_strict gives in an arena o
 }
 
 // A settle body is read into a flat document (no tree): it must take what parse_strict takes,
-// hold the same value, and refuse the rest with the same reason.
+// hold the same value, and refuse the rest with the same reason. Most texts below are in the
+// common form the flat reader's own scanner takes; the rest (and every refusal) it gives to
+// Boost's tokenizer, and the result must not show which of the two read it.
 CAF_TEST(a flat document reads what parse_strict reads and refuses the rest with its reasons) {
   wire::flat_json doc;  // one reader for every text: each read replaces the last
   std::string many = "[";
@@ -143,18 +145,53 @@ CAF_TEST(a flat document reads what parse_strict reads and refuses the rest with
   for (std::string good : {std::string{R"({"x402Version":2,"paymentPayload":{"resource":{"url":"https://a.example.com/r"},"payload":{"nonce":7}},"tags":["a","b"],"big":18446744073709551615,"f":1.5,"n":null,"t":true,"e":{},"z":[]})"},
                            std::string{R"(["q\"\\\u0001\u00e9\ud83d\ude00", -0, -0.0, 1e5, 5e-324, -9223372036854775808, 9223372036854775808])"},
                            std::string{R"(  "just a string"  )"}, std::string{"17"}, std::string{"null"}, std::string(8, '[') + std::string(8, ']'),
-                           std::string{R"({"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}]})"}, many, wide}) {
+                           std::string{R"({"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}]})"}, many, wide,
+                           // UTF-8 at the ends of each range of table 3-7, the short escapes, keys escaped and not sorted together.
+                           std::string{"[\"\xc2\x80\xdf\xbf\xe0\xa0\x80\xe1\x80\x80\xec\xbf\xbf\xed\x80\x80\xed\x9f\xbf\xee\x80\x80\xef\xbf\xbf\",\"\xf0\x90\x80\x80\xf1\x80\x80\x80\xf3\xbf\xbf\xbf\xf4\x80\x80\x80\xf4\x8f\xbf\xbf\x7f\"]"},
+                           std::string{R"({"b\n":"\b\f\n\r\t\/\\\"","a":"\"x","b":"y\"","\t":""})"},
+                           // Integers at the scanner's 18 digits and past it (Boost's to read: int64, then uint64, then double),
+                           // each alone, since one number the scanner does not read gives Boost the whole text.
+                           std::string{"[0,-1,999999999999999999,-999999999999999999]"}, std::string{"[1000000000000000000]"},
+                           std::string{"[-1000000000000000000]"}, std::string{"[9223372036854775807]"}, std::string{"[-9223372036854775808]"},
+                           std::string{"[9999999999999999999]"}, std::string{"[-9999999999999999999]"}, std::string{"[18446744073709551616]"},
+                           std::string{"[1.0]"}, std::string{"[2e3]"}, std::string{"[-0]"},
+                           std::string{" \t\r\n{ \t\r\n\"a\" \t\r\n: \t\r\n[ 1 , 2 ] \t\r\n, \"b\":{ } } \t\r\n"},
+                           std::string(7, '[') + std::string(7, ']'), std::string{R"({"a":{"a":{"a":{"a":{"a":{"a":{"a":1}}}}}}})"}}) {
     auto plain = wire::parse_strict(good, 8);
     CAF_REQUIRE(plain);
     CAF_REQUIRE(doc.read(good, 8));
     // Serialised, not compared: Boost's equality of objects ignores the order of their keys.
     CAF_CHECK_EQUAL(boost::json::serialize(doc.to_value(wire::flat_json::root)), boost::json::serialize(*plain));
   }
+  // What ends a plain run (an escape, a multi-byte character, a control character, the closing
+  // quote) at every place in and around a word of eight bytes, where the scanner tests eight at once.
+  for (std::size_t at = 0; at < 20; ++at)
+    for (std::string special : {std::string{"\\n"}, std::string{"\xc3\xa9"}, std::string{"\xf0\x9f\x98\x80"}, std::string{}, std::string{"\x1f"}}) {
+      auto text = "[\"" + std::string(at, 'a') + special + std::string(19 - at, 'b') + "\",\"" + std::string(at, 'c') + "\"]";
+      auto plain = wire::parse_strict(text, 8);
+      auto flat = doc.read(text, 8);
+      CAF_REQUIRE_EQUAL(flat.has_value(), plain.has_value());
+      if (plain)
+        CAF_CHECK_EQUAL(boost::json::serialize(doc.to_value(wire::flat_json::root)), boost::json::serialize(*plain));
+      else
+        CAF_CHECK_EQUAL(flat.error().reason, plain.error().reason);
+    }
   for (std::string bad : {std::string{R"({"a":1,"a":2})"}, std::string{R"([{},{"k":1,"j":2,"k":3}])"}, std::string{R"({"a":{"x":1},"a":{"y":2,"z":3}})"},
                           std::string{R"({"a":{"x":{"q":1}},"b":[{"m":null,"m":null}]})"}, std::string{R"({"\u00e9":1,"\u00c3\u00a9":2,"\u00e9":3})"},
                           std::string{"[1e400]"}, std::string{"[1e400,]"}, std::string{R"({"n":1e400,"n":1})"}, std::string{R"({"n":1,"n":1e400})"},
                           std::string{"{"}, std::string{""}, std::string{"{\"a\":1} trailing"}, std::string{"{\"a\":\"\xff\"}"},
-                          std::string{R"(["\ud800"])"}, std::string(9, '[') + std::string(9, ']'), many + "x"}) {
+                          std::string{R"(["\ud800"])"}, std::string(9, '[') + std::string(9, ']'), many + "x",
+                          // Not UTF-8: overlong forms, a surrogate, past U+10FFFF, a sequence cut short, a lone continuation byte.
+                          std::string{"[\"\xc0\x80\"]"}, std::string{"[\"\xc1\xbf\"]"}, std::string{"[\"\xe0\x9f\xbf\"]"}, std::string{"[\"\xed\xa0\x80\"]"},
+                          std::string{"[\"\xf0\x8f\xbf\xbf\"]"}, std::string{"[\"\xf4\x90\x80\x80\"]"}, std::string{"[\"\xf5\x80\x80\x80\"]"},
+                          std::string{"[\"\xe2\x82\"]"}, std::string{"[\"\xe2\x82"}, std::string{"[\"\x80\"]"},
+                          // A raw control character or tab in a string, an escape JSON does not have, a string not closed.
+                          std::string{"[\"a\x01\"]"}, std::string{"[\"a\tb\"]"}, std::string{R"(["\x"])"}, std::string{R"(["\)"}, std::string{R"(["abc)"},
+                          // Numbers JSON does not have, commas and colons out of place, words cut short, a second value.
+                          std::string{"[01]"}, std::string{"[-01]"}, std::string{"[-]"}, std::string{"[-a]"}, std::string{"[1.]"}, std::string{"[.5]"},
+                          std::string{"[+1]"}, std::string{"[1,]"}, std::string{R"({"a":1,})"}, std::string{"{,}"}, std::string{"[,1]"},
+                          std::string{R"({"a" 1})"}, std::string{R"({"a":})"}, std::string{R"({a:1})"}, std::string{"[tru]"}, std::string{"[nul]"},
+                          std::string{"[falsey]"}, std::string{R"({"a":1}})"}, std::string{"[1]]"}, std::string{"[1] [2]"}, std::string{"  "}}) {
     auto plain = wire::parse_strict(bad, 8);
     CAF_REQUIRE(!plain);
     auto flat = doc.read(bad, 8);

@@ -1,5 +1,8 @@
 #include "z402/wire/flat_json.hpp"
 
+#include "byte_words.hpp"
+#include "flat_json_builder.hpp"
+#include "flat_json_scan.hpp"
 #include "strict_refusal.hpp"
 
 #include <boost/json/basic_parser_impl.hpp>
@@ -13,160 +16,19 @@
 namespace z402::wire {
 namespace {
 
-// Byte order of two keys (as std::string_view orders them: unsigned bytes), compared inline:
-// keys are short and mostly differ in their first byte, where a call to memcmp for each
-// comparison cost more than the comparison did (callgrind, z402-bench-engine).
-bool key_before(std::string_view a, std::string_view b) {
-  auto n = std::min(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i)
-    if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
-  return a.size() < b.size();
-}
-
-}  // namespace
-
-// Boost's basic_parser calls this for every token; it appends nodes and text, and notes what
-// parse_strict refuses after the syntax (a repeated key, a number beyond a double's range) so a
-// syntax error later in the text is still the one reported.
-struct flat_json_builder {
-  static constexpr std::size_t max_object_size = std::size_t(-1);
-  static constexpr std::size_t max_array_size = std::size_t(-1);
-  static constexpr std::size_t max_key_size = std::size_t(-1);
-  static constexpr std::size_t max_string_size = std::size_t(-1);
-  using node = flat_json::node;
-  using kind = flat_json::kind;
-  using index = flat_json::index;
-  using ec_t = boost::system::error_code;
-
-  explicit flat_json_builder(flat_json& into) : doc(into) {}
-
-  flat_json& doc;
-  std::size_t string_start = std::string::npos;  // where the string being read began in text_
-  bool repeated_key = false;
-  bool out_of_range = false;
-
-  index next() const { return static_cast<index>(doc.nodes_.size()); }
-  void push_scalar(kind type, std::int64_t i) {
-    node n{type, 0, next() + 1, 0, {}};
-    n.i = i;
-    doc.nodes_.push_back(n);
-  }
-  void open(kind type) {
-    doc.open_.push_back(next());
-    doc.nodes_.push_back(node{type, 0, 0, 0, {}});
-  }
-  node& close(std::size_t size) {
-    auto& n = doc.nodes_[doc.open_.back()];
-    doc.open_.pop_back();
-    n.size = static_cast<std::uint32_t>(size);
-    n.end = next();
-    return n;
-  }
-  void append(boost::json::string_view part) {
-    if (string_start == std::string::npos) string_start = doc.text_.size();
-    doc.text_.append(part.data(), part.size());
-  }
-  void finish_string(boost::json::string_view last) {
-    append(last);
-    doc.nodes_.push_back(node{kind::string, static_cast<std::uint32_t>(doc.text_.size() - string_start), next() + 1,
-                              static_cast<std::uint32_t>(string_start), {}});
-    string_start = std::string::npos;
-  }
-
-  bool on_document_begin(ec_t&) { return true; }
-  bool on_document_end(ec_t&) { return true; }
-  bool on_object_begin(ec_t&) {
-    open(kind::object);
-    return true;
-  }
-  // The object's keys, sorted once here: for the duplicate check (neighbours), member()'s binary
-  // search and the canonical text's order.
-  bool on_object_end(std::size_t size, ec_t&) {
-    auto object = doc.open_.back();
-    auto& n = close(size);
-    n.at = static_cast<std::uint32_t>(doc.sorted_keys_.size());
-    for (index key = object + 1; key < n.end; key = doc.nodes_[key + 1].end) doc.sorted_keys_.push_back(key);
-    auto first = doc.sorted_keys_.begin() + n.at;
-    auto by_key = [this](index a, index b) { return key_before(doc.text_of(doc.nodes_[a]), doc.text_of(doc.nodes_[b])); };
-    std::sort(first, doc.sorted_keys_.end(), by_key);
-    // Sorted, a key is the next one's equal unless it comes before it.
-    auto same_key = [&](index a, index b) { return !by_key(a, b); };
-    if (std::adjacent_find(first, doc.sorted_keys_.end(), same_key) != doc.sorted_keys_.end()) repeated_key = true;
-    return true;
-  }
-  bool on_array_begin(ec_t&) {
-    open(kind::array);
-    return true;
-  }
-  bool on_array_end(std::size_t size, ec_t&) {
-    close(size);
-    return true;
-  }
-  bool on_key_part(boost::json::string_view s, std::size_t, ec_t&) {
-    append(s);
-    return true;
-  }
-  bool on_key(boost::json::string_view s, std::size_t, ec_t&) {
-    finish_string(s);
-    return true;
-  }
-  bool on_string_part(boost::json::string_view s, std::size_t, ec_t&) {
-    append(s);
-    return true;
-  }
-  bool on_string(boost::json::string_view s, std::size_t, ec_t&) {
-    finish_string(s);
-    return true;
-  }
-  bool on_number_part(boost::json::string_view, ec_t&) { return true; }
-  bool on_int64(std::int64_t i, boost::json::string_view, ec_t&) {
-    push_scalar(kind::int64, i);
-    return true;
-  }
-  bool on_uint64(std::uint64_t u, boost::json::string_view, ec_t&) {
-    push_scalar(kind::uint64, 0);
-    doc.nodes_.back().u = u;
-    return true;
-  }
-  bool on_double(double d, boost::json::string_view, ec_t&) {
-    if (!std::isfinite(d)) out_of_range = true;
-    push_scalar(kind::double_, 0);
-    doc.nodes_.back().d = d;
-    return true;
-  }
-  bool on_bool(bool b, ec_t&) {
-    push_scalar(kind::boolean, b ? 1 : 0);
-    return true;
-  }
-  bool on_null(ec_t&) {
-    push_scalar(kind::null, 0);
-    return true;
-  }
-  bool on_comment_part(boost::json::string_view, ec_t&) { return true; }
-  bool on_comment(boost::json::string_view, ec_t&) { return true; }
-};
-
-namespace {
-
 constexpr bool plain_in_string(unsigned char c) { return c >= 0x20 && c != '"' && c != '\\'; }
 
-// Whether any of the eight bytes of `word` must be escaped (below 0x20, '"' or '\\'). The tests
-// are exact for "any byte" though not for which one ("Bit Twiddling Hacks": haszero, hasless).
-constexpr bool word_needs_escape(std::uint64_t word) {
-  constexpr std::uint64_t ones = ~std::uint64_t{0} / 255;
-  constexpr std::uint64_t highs = ones * 0x80;
-  auto has_below = [](std::uint64_t x, std::uint64_t n) { return ((x - ones * n) & ~x & highs) != 0; };
-  return has_below(word, 0x20) || has_below(word ^ (ones * '"'), 1) || has_below(word ^ (ones * '\\'), 1);
+// The bytes of `word` that must be escaped: below 0x20, '"' or '\\'.
+constexpr std::uint64_t to_escape(std::uint64_t word) {
+  using namespace byte_words;
+  return below(word, 0x20) | equal(word, '"') | equal(word, '\\');
 }
 
-// The first byte at or after `at` that must be escaped, or `end`: eight bytes a step until a
-// word holds one, then byte by byte within it.
+// The first byte at or after `at` that must be escaped, or `end`: eight bytes a step, then the
+// last few one by one.
 const char* next_escape(const char* at, const char* end) {
-  for (; end - at >= 8; at += 8) {
-    std::uint64_t word;
-    std::memcpy(&word, at, sizeof word);
-    if (word_needs_escape(word)) break;
-  }
+  for (; end - at >= 8; at += 8)
+    if (auto marked = to_escape(byte_words::load(at))) return at + byte_words::first(marked);
   while (at != end && plain_in_string(static_cast<unsigned char>(*at))) ++at;
   return at;
 }
@@ -205,11 +67,22 @@ void write_integer(Int n, std::string& out) {
 
 }  // namespace
 
-expected<void> flat_json::read(std::string_view text, std::size_t max_depth) {
+void flat_json::clear() {
   nodes_.clear();
   text_.clear();
   sorted_keys_.clear();
   open_.clear();
+}
+
+expected<void> flat_json::read(std::string_view text, std::size_t max_depth) {
+  clear();
+  text_.reserve(text.size());
+  {
+    flat_json_builder common{*this};
+    if (scan_common_form(common, text, max_depth)) return {};
+  }
+  // Not in the common form (or not JSON at all): Boost's tokenizer reads it and gives the verdict.
+  clear();
   boost::system::error_code ec;
   boost::json::basic_parser<flat_json_builder> parser{strict_options(max_depth), *this};
   auto read = parser.write_some(false, text.data(), text.size(), ec);
@@ -292,7 +165,10 @@ boost::json::value flat_json::to_value(index at) const {
       for (index e = at + 1; e < n.end; e = nodes_[e].end) a.push_back(to_value(e));
       return a;
     }
-    case kind::string: return boost::json::string{boost::json::string_view{text_.data() + n.at, n.size}};
+    case kind::string: {
+      auto text = text_of(n);
+      return boost::json::string{boost::json::string_view{text.data(), text.size()}};
+    }
     case kind::int64: return n.i;
     case kind::uint64: return n.u;
     case kind::double_: return n.d;

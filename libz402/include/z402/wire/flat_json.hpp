@@ -5,9 +5,11 @@
 // of every settle (profile.md, 2026-12-04); here the nodes and the unescaped text go into two
 // arrays that a reader reuses from one document to the next, and a document is not copied.
 //
-// Accepts exactly what wire::parse_strict accepts and refuses the rest with its reasons: the same
-// tokenizer (Boost's basic_parser, the same options), duplicate keys found when each object
-// closes, numbers beyond a double's range. The json_strict fuzz target checks both agree.
+// Accepts exactly what wire::parse_strict accepts and refuses the rest with its reasons. A text in
+// the common form (ASCII or UTF-8, short escapes, integers) is read by a scanner of its own
+// (src/wire/flat_json_scan.hpp); any other goes through the same tokenizer as parse_strict
+// (Boost's basic_parser, the same options). Duplicate keys are found when each object closes,
+// numbers beyond a double's range refused. The json_strict fuzz target checks all three agree.
 #include "z402/error.hpp"
 
 #include <boost/json/value.hpp>
@@ -30,7 +32,8 @@ class flat_json {
   static constexpr index root = 0;
 
   /// Reads `text` in place of what this reader held (its arrays keep their capacity): refused
-  /// like wire::parse_strict, with its reasons. Views it returned before are invalid after.
+  /// like wire::parse_strict, with its reasons. Views it returned before are invalid after, and
+  /// views it returns may point into `text`, which must outlive them.
   expected<void> read(std::string_view text, std::size_t max_depth);
 
   /// The value of `key` in the object at `at`: absent when `at` is absent, not an object, or
@@ -59,19 +62,24 @@ class flat_json {
     kind type;
     std::uint32_t size;  // an object's members, an array's elements, a string's bytes
     std::uint32_t end;   // one past the last node of the value (a scalar: its own index + 1)
-    std::uint32_t at;    // a string's offset in text_; an object's first entry in sorted_keys_
+    std::uint32_t at;    // an object's first entry in sorted_keys_
     union {
       std::int64_t i;
       std::uint64_t u;
       double d;
+      const char* s;  // a string's first byte: in the text read, or in text_ when it was unescaped
     };
   };
   friend struct flat_json_builder;
 
-  std::string_view text_of(const node& n) const { return {text_.data() + n.at, n.size}; }
+  std::string_view text_of(const node& n) const { return {n.s, n.size}; }
+  void clear();
 
   std::vector<node> nodes_;  // in document order; an object's member is its key's node, then the value's
-  std::string text_;         // every key and string, unescaped, one after the other
+  // The keys and strings that had to be unescaped, one after the other. Reserved at the size of
+  // the text read before reading (unescaping never lengthens a string), so it never moves while
+  // nodes point into it.
+  std::string text_;
   std::vector<index> sorted_keys_;  // each object's key nodes in byte order of the keys
   std::vector<index> open_;         // while reading: the objects and arrays not yet closed
 };
