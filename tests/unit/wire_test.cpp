@@ -176,6 +176,13 @@ CAF_TEST(a flat document reads what parse_strict reads and refuses the rest with
       else
         CAF_CHECK_EQUAL(flat.error().reason, plain.error().reason);
     }
+  // Deeper than the scanner recurses (128 levels), within what the caller allows: Boost's to read.
+  for (std::size_t depth : {126, 127, 128, 129, 300}) {
+    auto deep = std::string(depth, '[') + "1" + std::string(depth, ']');
+    auto plain = wire::parse_strict(deep, 400);
+    CAF_REQUIRE(plain && doc.read(deep, 400));
+    CAF_CHECK_EQUAL(boost::json::serialize(doc.to_value(wire::flat_json::root)), boost::json::serialize(*plain));
+  }
   for (std::string bad : {std::string{R"({"a":1,"a":2})"}, std::string{R"([{},{"k":1,"j":2,"k":3}])"}, std::string{R"({"a":{"x":1},"a":{"y":2,"z":3}})"},
                           std::string{R"({"a":{"x":{"q":1}},"b":[{"m":null,"m":null}]})"}, std::string{R"({"\u00e9":1,"\u00c3\u00a9":2,"\u00e9":3})"},
                           std::string{"[1e400]"}, std::string{"[1e400,]"}, std::string{R"({"n":1e400,"n":1})"}, std::string{R"({"n":1,"n":1e400})"},

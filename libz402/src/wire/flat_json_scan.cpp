@@ -3,6 +3,7 @@
 #include "byte_words.hpp"
 #include "flat_json_builder.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -67,12 +68,17 @@ constexpr char unescaped(char c) {
   }
 }
 
+// The scanner's own bound on nesting, whatever the caller allows: it recurses once a level on
+// the caller's stack, where Boost's tokenizer keeps its levels on the heap. A deeper text goes
+// to Boost's.
+constexpr std::size_t max_recursion = 128;
+
 // A recursive descent over one whole text. Every member answers false as soon as the text leaves
 // the common form; nothing is reported, since Boost's tokenizer gives the verdict then.
 class scanner {
  public:
   scanner(flat_json_builder& into, std::string_view text, std::size_t max_depth)
-      : out_(into), at_(text.data()), end_(text.data() + text.size()), depth_left_(max_depth) {}
+      : out_(into), at_(text.data()), end_(text.data() + text.size()), depth_left_(std::min(max_depth, max_recursion)) {}
 
   bool document() {
     skip_space();
