@@ -71,18 +71,22 @@ std::optional<bool> apply(replica_state& st, const catalog_delta& d) {
 
 // Asks the middleman for the FEED, at most `connect_timeout` (a primary that accepts the
 // connection and never answers is unreachable too); a failure comes back as `connect` after the
-// next backoff. Logged when the reason changes, not per attempt: a refused certificate or a
-// primary that is down is said once, and /health says the link's state since.
+// next backoff. Each reason is logged once until the link is made, not per attempt: a refused
+// certificate or a primary that is down is said once, and /health says the link's state since.
+// Not only when the reason changes: one refusal's reason can differ from one attempt to the next,
+// and a change was logged each time (a refused handshake logged twice within a second on a fresh
+// machine, tests/e2e/cluster.test.mjs).
 void reach(self_ptr self) {
   auto& st = self->state;
   st.backoff = st.backoff.count() == 0 ? first_backoff : std::min(st.backoff * 2, max_backoff);
   reach_feed(self, st.primary, connect_timeout, [=](expected<feed_remote_actor> feed) {
     auto& st = self->state;
     if (feed) return self->send(self, atom::connected::value, std::move(*feed));
-    if (feed.error().reason != st.last_failure) {
-      st.last_failure = feed.error().reason;
+    auto& reason = feed.error().reason;
+    if (std::find(st.failures_said.begin(), st.failures_said.end(), reason) == st.failures_said.end()) {
+      st.failures_said.push_back(reason);
       st.ctx.log.warning("cannot reach the primary's feed; trying again with backoff",
-                         {{"primary", st.primary.host + ":" + std::to_string(st.primary.port)}, {"reason", st.last_failure}});
+                         {{"primary", st.primary.host + ":" + std::to_string(st.primary.port)}, {"reason", reason}});
     }
     self->delayed_send(self, st.backoff, atom::connect::value);
   });
@@ -164,7 +168,7 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
         st.feed = std::move(feed);
         self->monitor(st.feed);
         st.backoff = std::chrono::milliseconds{0};
-        st.last_failure.clear();
+        st.failures_said.clear();
         set_link(self, primary_link::connected);
         st.ctx.stats->links_made.fetch_add(1, std::memory_order_relaxed);
         st.ctx.log.info("following the primary", {{"primary", st.primary.host + ":" + std::to_string(st.primary.port)},

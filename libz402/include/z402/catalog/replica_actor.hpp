@@ -24,6 +24,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace z402::catalog {
 
@@ -38,7 +39,8 @@ struct replica_state {
   std::shared_ptr<const content_indexes> indexes;
   feed_remote_actor feed;
   std::chrono::milliseconds backoff{0};
-  std::string last_failure;  // why the last attempt to reach the FEED failed, as logged
+  /// Why attempts to reach the FEED failed since the link was last made, each logged once.
+  std::vector<std::string> failures_said;
   std::function<void(const std::string&)> on_keyring;
   std::string checks_differ;  // why writes are refused: its checks differ from the primary's; empty: they agree
   // Forwarded writes the primary has not answered, by ticket: how to refuse each (with a reason)
