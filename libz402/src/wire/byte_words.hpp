@@ -35,4 +35,16 @@ constexpr std::uint64_t high(std::uint64_t word) { return word & highs; }
 /// The position of the first byte a non-zero mask marks.
 constexpr std::size_t first(std::uint64_t mask) { return static_cast<std::size_t>(std::countr_zero(mask)) / 8; }
 
+/// The first byte in [at, end) that `marks` (a test above, or several or-ed) marks, or `end`:
+/// eight bytes a step, then the last few one at a time, each alone in the lowest byte of a word
+/// (the tests are exact per byte, so its bit 7 is that byte's answer).
+template <class Marks>
+const char* first_marked(const char* at, const char* end, Marks marks) {
+  for (; end - at >= 8; at += 8)
+    if (auto marked = marks(load(at))) return at + first(marked);
+  for (; at != end; ++at)
+    if (marks(std::uint64_t{static_cast<unsigned char>(*at)}) & 0x80) return at;
+  return at;
+}
+
 }  // namespace z402::wire::byte_words

@@ -16,21 +16,10 @@
 namespace z402::wire {
 namespace {
 
-constexpr bool plain_in_string(unsigned char c) { return c >= 0x20 && c != '"' && c != '\\'; }
-
 // The bytes of `word` that must be escaped: below 0x20, '"' or '\\'.
 constexpr std::uint64_t to_escape(std::uint64_t word) {
   using namespace byte_words;
   return below(word, 0x20) | equal(word, '"') | equal(word, '\\');
-}
-
-// The first byte at or after `at` that must be escaped, or `end`: eight bytes a step, then the
-// last few one by one.
-const char* next_escape(const char* at, const char* end) {
-  for (; end - at >= 8; at += 8)
-    if (auto marked = to_escape(byte_words::load(at))) return at + byte_words::first(marked);
-  while (at != end && plain_in_string(static_cast<unsigned char>(*at))) ++at;
-  return at;
 }
 
 // Plain runs are found a word at a time and appended whole: a payment's text is nearly all plain
@@ -43,7 +32,7 @@ void write_canonical_string(std::string_view text, std::string& out) {
   const char* const end = at + text.size();
   while (at != end) {
     const char* run = at;
-    at = next_escape(at, end);
+    at = byte_words::first_marked(at, end, to_escape);
     out.append(run, at);
     if (at == end) break;
     auto c = static_cast<unsigned char>(*at++);

@@ -21,16 +21,6 @@ constexpr std::uint64_t run_ends(std::uint64_t word) {
   return high(word) | below(word, 0x20) | equal(word, '"') | equal(word, '\\');
 }
 
-constexpr bool ends_run(unsigned char c) { return c >= 0x80 || c < 0x20 || c == '"' || c == '\\'; }
-
-// The first byte at or after `at` that ends a plain run, or `end`.
-const char* run_end(const char* at, const char* end) {
-  for (; end - at >= 8; at += 8)
-    if (auto marked = run_ends(byte_words::load(at))) return at + byte_words::first(marked);
-  while (at != end && !ends_run(static_cast<unsigned char>(*at))) ++at;
-  return at;
-}
-
 // The length of the well-formed UTF-8 sequence at `at` (Unicode 15, table 3-7: no overlong form,
 // no surrogate, nothing past U+10FFFF), or 0 when it is not one. Boost's tokenizer refuses the
 // same sequences; the json_strict fuzz target compares the two.
@@ -170,7 +160,7 @@ class scanner {
     const char* run = at_;
     bool escaped = false;
     for (;;) {
-      at_ = run_end(at_, end_);
+      at_ = byte_words::first_marked(at_, end_, run_ends);
       if (at_ == end_) return false;
       auto c = static_cast<unsigned char>(*at_);
       if (c == '"') {
