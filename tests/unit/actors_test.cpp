@@ -332,7 +332,9 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
 
   // What each follower is sent, as "copy V" or "delta FROM-TO +upserts -removed".
   auto follower = [&](std::shared_ptr<std::vector<std::string>> got) {
-    return sys.spawn([got]() -> catalog::replica_feed_actor::behavior_type {
+    // The state travels as a spawn argument: CAF 0.17.6 dereferences a null argument tuple when a
+    // function actor takes none (UBSan: "reference binding to null pointer").
+    return sys.spawn([](std::shared_ptr<std::vector<std::string>> got) -> catalog::replica_feed_actor::behavior_type {
       return {
           [got](catalog::atom::copy, catalog::catalog_copy& c) { got->push_back("copy " + std::to_string(c.version)); },
           [got](catalog::atom::delta, catalog::catalog_delta& d) {
@@ -343,7 +345,7 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
           [got](catalog::atom::keyring, std::string& text) { got->push_back("keyring " + text); },
           [](catalog::atom::checks, std::string&) {},  // what a follower makes of it: e2e_cluster
       };
-    });
+    }, got);
   };
   auto resumed = std::make_shared<std::vector<std::string>>(), behind = std::make_shared<std::vector<std::string>>(),
        other_run = std::make_shared<std::vector<std::string>>();
@@ -391,7 +393,7 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
 CAF_TEST(the feed sends a follower at most its credit of unapplied changes and then everything since as one change) {
   auto first = catalog::make_snapshot(7, 1, {item(1, "https://a.example.com/x")}, 0, 1, test::start_ms);
   auto got = std::make_shared<std::vector<std::string>>();
-  auto slow = sys.spawn([got]() -> catalog::replica_feed_actor::behavior_type {
+  auto slow = sys.spawn([](std::shared_ptr<std::vector<std::string>> got) -> catalog::replica_feed_actor::behavior_type {
     return {
         [got](catalog::atom::copy, catalog::catalog_copy& c) { got->push_back("copy " + std::to_string(c.version)); },
         [got](catalog::atom::delta, catalog::catalog_delta& d) {
@@ -401,7 +403,7 @@ CAF_TEST(the feed sends a follower at most its credit of unapplied changes and t
         [](catalog::atom::keyring, std::string&) {},
         [](catalog::atom::checks, std::string&) {},
     };
-  });
+  }, got);
   auto feed = sys.spawn(catalog::feed, ctx, first, std::uint64_t{7}, std::size_t{64}, catalog::writes_actor{});
   self->send(feed, catalog::atom::subscribe::value, std::uint64_t{7}, std::uint64_t{1}, slow);
   sched.run();

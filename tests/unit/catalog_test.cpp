@@ -168,7 +168,8 @@ CAF_TEST(a remembered item is checked again under another payTo and once the cat
   engine->delist("p1", catalog::delist_command{false, {rules::item_identity{"http", "https://a.example.com/two", "GET"}.key()}},
                  catalog::write_completion{[&](catalog::write_outcome o) { delisted = std::move(o); },
                                            catalog::write_outcome::unavailable("dropped")});
-  CAF_REQUIRE_EQUAL(run_until_answered(delisted).accepted, 1u);
+  auto delisting = run_until_answered(delisted);
+  CAF_REQUIRE_EQUAL(delisting.accepted, 1u);
   CAF_CHECK(was.expired());
   declare_checked(checker, "p1", array{one, two}, sent);
   CAF_REQUIRE_EQUAL(sent.size(), 2u);

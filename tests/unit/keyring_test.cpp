@@ -44,11 +44,13 @@ CAF_TEST(names and payTo are checked and unique) {
   CAF_CHECK(failure(auth::add_provider(dir.path, "acme", "uregtest1new", 1)) == errc::invalid_request);
   CAF_CHECK(failure(auth::add_provider(dir.path, "new", "uregtest1acme", 1)) == errc::invalid_request);
   CAF_CHECK(failure(auth::add_provider(dir.path, "bad name", "x", 1)) == errc::invalid_request);
-  CAF_CHECK_EQUAL(auth::add_provider(dir.path, "bad name", "x", 1).error().field, "name");
+  auto bad_name = auth::add_provider(dir.path, "bad name", "x", 1);
+  CAF_CHECK_EQUAL(bad_name.error().field, "name");
   CAF_CHECK(failure(auth::add_provider(dir.path, std::string(65, 'n'), "x", 1)) == errc::invalid_request);
   CAF_CHECK(auth::check_provider_name(std::string(64, 'n')));
   CAF_CHECK(failure(auth::add_provider(dir.path, "spaces", "has space", 1)) == errc::invalid_request);
-  CAF_CHECK_EQUAL(auth::add_provider(dir.path, "spaces", "has space", 1).error().field, "payTo");
+  auto spaces = auth::add_provider(dir.path, "spaces", "has space", 1);
+  CAF_CHECK_EQUAL(spaces.error().field, "payTo");
   CAF_CHECK(auth::check_pay_to(std::string(256, 'p')));
   CAF_CHECK(!auth::check_pay_to(std::string(257, 'p')));
   CAF_CHECK(failure(auth::rotate_provider_key(dir.path, "nobody")) == errc::not_found);
