@@ -133,14 +133,12 @@ struct flat_json_builder {
     return true;
   }
   bool on_uint64(std::uint64_t u, boost::json::string_view, ec_t&) {
-    push_scalar(kind::uint64, 0);
-    doc.nodes_.back().u = u;
+    push(kind::uint64, 0, next() + 1, 0).u = u;
     return true;
   }
   bool on_double(double d, boost::json::string_view, ec_t&) {
     if (!std::isfinite(d)) out_of_range = true;
-    push_scalar(kind::double_, 0);
-    doc.nodes_.back().d = d;
+    push(kind::double_, 0, next() + 1, 0).d = d;
     return true;
   }
   bool on_bool(bool b, ec_t&) {
