@@ -10,6 +10,7 @@
 #include "z402/config/atomic_file.hpp"
 #include "z402/catalog/provider_actor.hpp"
 #include "z402/catalog/registry_actor.hpp"
+#include "z402/catalog/replica_actor.hpp"
 #include "z402/wire/iso_time.hpp"
 
 #include <algorithm>
@@ -490,3 +491,23 @@ CAF_TEST(the feed hands the writes a follower forwards to this node s PROVIDER a
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()
+
+CAF_TEST(a follower says each reason it cannot reach its primary once and keeps a bounded number of them) {
+  using news = catalog::unreachable_reasons::news;
+  catalog::unreachable_reasons reasons;
+  constexpr auto bound = catalog::unreachable_reasons::max_kept;
+  for (std::size_t i = 0; i < bound; ++i) CAF_CHECK(reasons.heard("refused " + std::to_string(i)) == news::first);
+  CAF_CHECK(reasons.heard("refused 0") == news::repeated);
+  CAF_CHECK(reasons.heard("refused " + std::to_string(bound - 1)) == news::repeated);
+  CAF_CHECK_EQUAL(reasons.kept(), bound);  // at the bound
+  // Past it: the first new reason is said, with word that later ones are not; then none is.
+  CAF_CHECK(reasons.heard("refused " + std::to_string(bound)) == news::one_more);
+  for (std::size_t i = bound + 1; i < bound + 100; ++i) CAF_CHECK(reasons.heard("refused " + std::to_string(i)) == news::unsaid);
+  CAF_CHECK_EQUAL(reasons.kept(), bound);
+  CAF_CHECK(reasons.heard("refused 3") == news::repeated);
+  // Linked again, a later outage says its reasons afresh.
+  reasons.linked();
+  CAF_CHECK_EQUAL(reasons.kept(), 0u);
+  CAF_CHECK(reasons.heard("refused 0") == news::first);
+  CAF_CHECK(reasons.heard("refused 0") == news::repeated);
+}

@@ -83,11 +83,14 @@ void reach(self_ptr self) {
     auto& st = self->state;
     if (feed) return self->send(self, atom::connected::value, std::move(*feed));
     auto& reason = feed.error().reason;
-    if (std::find(st.failures_said.begin(), st.failures_said.end(), reason) == st.failures_said.end()) {
-      st.failures_said.push_back(reason);
-      st.ctx.log.warning("cannot reach the primary's feed; trying again with backoff",
-                         {{"primary", st.primary.host + ":" + std::to_string(st.primary.port)}, {"reason", reason}});
-    }
+    auto news = st.failures_said.heard(reason);
+    auto where = st.primary.host + ":" + std::to_string(st.primary.port);
+    if (news == unreachable_reasons::news::first)
+      st.ctx.log.warning("cannot reach the primary's feed; trying again with backoff", {{"primary", where}, {"reason", reason}});
+    else if (news == unreachable_reasons::news::one_more)
+      st.ctx.log.warning("cannot reach the primary's feed for yet another reason; trying again with backoff, and no further "
+                         "reason is logged until it is reached",
+                         {{"primary", where}, {"reason", reason}});
     self->delayed_send(self, st.backoff, atom::connect::value);
   });
 }
@@ -126,6 +129,22 @@ void forward_write(self_ptr self, write_completion& done, Ts&&... xs) {
 }
 
 }  // namespace
+
+unreachable_reasons::news unreachable_reasons::heard(const std::string& reason) {
+  if (std::find(said_.begin(), said_.end(), reason) != said_.end()) return news::repeated;
+  if (said_.size() < max_kept) {
+    said_.push_back(reason);
+    return news::first;
+  }
+  if (past_bound_) return news::unsaid;
+  past_bound_ = true;
+  return news::one_more;
+}
+
+void unreachable_reasons::linked() {
+  said_.clear();
+  past_bound_ = false;
+}
 
 replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_state> self, engine_context ctx,
                                      std::shared_ptr<snapshot_store> store, persistence_actor persistence, config::listen_address primary,
@@ -168,7 +187,7 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
         st.feed = std::move(feed);
         self->monitor(st.feed);
         st.backoff = std::chrono::milliseconds{0};
-        st.failures_said.clear();
+        st.failures_said.linked();
         set_link(self, primary_link::connected);
         st.ctx.stats->links_made.fetch_add(1, std::memory_order_relaxed);
         st.ctx.log.info("following the primary", {{"primary", st.primary.host + ":" + std::to_string(st.primary.port)},

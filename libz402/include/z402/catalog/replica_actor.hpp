@@ -28,6 +28,31 @@
 
 namespace z402::catalog {
 
+/// Why a follower could not reach its primary, since it last could: each reason is logged the
+/// first time only, not per attempt (at the longest backoff a primary away for a day is about
+/// 17,000 attempts), and at most `max_kept` distinct ones are kept. The reasons are CAF's
+/// rendering of the connect error and our own fixed texts; none seen here carries a per-attempt
+/// detail, but nothing promises that, and one that did would otherwise log every attempt and keep
+/// every reason for as long as the primary is away.
+class unreachable_reasons {
+ public:
+  static constexpr std::size_t max_kept = 16;
+  enum class news {
+    first,     // not heard since the link: log it
+    repeated,  // heard before: said already
+    one_more,  // the first past max_kept: log it, and that later new ones are not logged
+    unsaid,    // past that: not logged, not kept
+  };
+  news heard(const std::string& reason);
+  /// The link is made: every reason may be said again when it goes down.
+  void linked();
+  std::size_t kept() const { return said_.size(); }
+
+ private:
+  std::vector<std::string> said_;
+  bool past_bound_ = false;
+};
+
 struct replica_state {
   engine_context ctx;
   std::shared_ptr<snapshot_store> store;  // shared with the engine: it outlives neither
@@ -40,7 +65,7 @@ struct replica_state {
   feed_remote_actor feed;
   std::chrono::milliseconds backoff{0};
   /// Why attempts to reach the FEED failed since the link was last made, each logged once.
-  std::vector<std::string> failures_said;
+  unreachable_reasons failures_said;
   std::function<void(const std::string&)> on_keyring;
   std::string checks_differ;  // why writes are refused: its checks differ from the primary's; empty: they agree
   // Forwarded writes the primary has not answered, by ticket: how to refuse each (with a reason)
