@@ -57,9 +57,11 @@ struct flat_json_builder {
     n.at = at;
     return n;
   }
-  void push_scalar(kind type, std::int64_t i) { push(type, 0, next() + 1, 0).i = i; }
+  // A value with no node inside it (a scalar or a string): it ends one past itself.
+  node& push_leaf(kind type, std::uint32_t size = 0) { return push(type, size, next() + 1, 0); }
+  void push_scalar(kind type, std::int64_t i) { push_leaf(type).i = i; }
   // A string read as it stands in the text (no escape in it): not copied.
-  void push_string(const char* first, std::size_t size) { push(kind::string, static_cast<std::uint32_t>(size), next() + 1, 0).s = first; }
+  void push_string(const char* first, std::size_t size) { push_leaf(kind::string, static_cast<std::uint32_t>(size)).s = first; }
   void open(kind type) {
     doc.open_.push_back(next());
     push(type, 0, 0, 0);
@@ -133,12 +135,12 @@ struct flat_json_builder {
     return true;
   }
   bool on_uint64(std::uint64_t u, boost::json::string_view, ec_t&) {
-    push(kind::uint64, 0, next() + 1, 0).u = u;
+    push_leaf(kind::uint64).u = u;
     return true;
   }
   bool on_double(double d, boost::json::string_view, ec_t&) {
     if (!std::isfinite(d)) out_of_range = true;
-    push(kind::double_, 0, next() + 1, 0).d = d;
+    push_leaf(kind::double_).d = d;
     return true;
   }
   bool on_bool(bool b, ec_t&) {
