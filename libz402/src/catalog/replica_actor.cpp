@@ -84,13 +84,12 @@ void reach(self_ptr self) {
     if (feed) return self->send(self, atom::connected::value, std::move(*feed));
     auto& reason = feed.error().reason;
     auto news = st.failures_said.heard(reason);
-    auto where = st.primary.host + ":" + std::to_string(st.primary.port);
-    if (news == unreachable_reasons::news::first)
-      st.ctx.log.warning("cannot reach the primary's feed; trying again with backoff", {{"primary", where}, {"reason", reason}});
-    else if (news == unreachable_reasons::news::one_more)
-      st.ctx.log.warning("cannot reach the primary's feed for yet another reason; trying again with backoff, and no further "
-                         "reason is logged until it is reached",
-                         {{"primary", where}, {"reason", reason}});
+    if (news == unreachable_reasons::news::first || news == unreachable_reasons::news::one_more)
+      st.ctx.log.warning(news == unreachable_reasons::news::first
+                             ? "cannot reach the primary's feed; trying again with backoff"
+                             : "cannot reach the primary's feed for yet another reason; trying again with backoff, and no "
+                               "further reason is logged until it is reached",
+                         {{"primary", st.primary.host + ":" + std::to_string(st.primary.port)}, {"reason", reason}});
     self->delayed_send(self, st.backoff, atom::connect::value);
   });
 }
