@@ -220,13 +220,13 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
       engine.stop();
       return 1;
     }
-    auto feed = cfg.cluster_listen->host + ":" + std::to_string(*port);
+    auto feed = config::to_string({cfg.cluster_listen->host, *port});
     if (cluster_tls) log.info("the cluster feed is mutual TLS", {{"feed", feed}, {"certificate", cluster_tls->subject()}});
     else log.warning("the cluster feed is plain BASP: loopback only, for tests and development", {{"feed", feed}});
   }
   if (cfg.follow)
     log.info(cluster_tls ? "following the primary's feed over mutual TLS" : "following the primary's feed over plain BASP (loopback only)",
-             {{"primary", cfg.follow->host + ":" + std::to_string(cfg.follow->port)}});
+             {{"primary", config::to_string(*cfg.follow)}});
 
   http::access_log access{cfg.access_log ? log : telemetry::logger{}};
   http::settle_batcher settles{io.main(), engine};
@@ -253,7 +253,7 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   try {
     server.start();
   } catch (const std::exception& e) {
-    log.error("cannot listen", {{"listen", cfg.listen_host + ":" + std::to_string(cfg.listen_port)}, {"reason", e.what()}});
+    log.error("cannot listen", {{"listen", config::to_string({cfg.listen_host, cfg.listen_port})}, {"reason", e.what()}});
     engine.stop();
     return 1;
   }
@@ -287,7 +287,7 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
     server.drain([&io] { io.stop(); });
   });
   // Said once the signals are handled: whoever waits for this line may send SIGHUP or SIGTERM.
-  auto url = std::string{tls ? "https://" : "http://"} + cfg.listen_host + ":" + std::to_string(server.port());
+  auto url = std::string{tls ? "https://" : "http://"} + config::to_string({cfg.listen_host, server.port()});
   log.info("listening on " + url + " with " + std::to_string(engine.snapshots().load()->items.size()) +
            " items; data in " + cfg.data_dir.string(),
            {{"maxConnections", std::to_string(*max_connections)}});

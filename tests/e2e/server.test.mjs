@@ -1,7 +1,7 @@
 // The server as an operator and a hostile client see it: CLI, keys, errors, logs, shutdown.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { connect } from "node:net";
+import { connect, createServer } from "node:net";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -256,5 +256,37 @@ test("SIGTERM amid a stream of SIGHUPs still stops the server", async () => {
     } finally {
       removeDataDir(d);
     }
+  }
+});
+
+/** Whether this machine listens on the IPv6 loopback (a container may have no ::1). */
+function ipv6Loopback() {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(0, "::1", () => probe.close(() => resolve(true)));
+  });
+}
+
+// An IPv6 host is written back in brackets, as --listen reads it: the URL the server says it
+// listens on is one a client can use, and the address a "cannot listen" line names can be pasted.
+test("an IPv6 listen address is said in brackets: a URL that works, an error that names it", async (t) => {
+  if (!(await ipv6Loopback())) return t.skip("this machine has no IPv6 loopback");
+  const d = newDataDir(), other = newDataDir();
+  try {
+    const s = await startServer(d, ["--listen", "[::1]:0"]);
+    try {
+      assert.match(s.url, /^http:\/\/\[::1\]:\d+$/);
+      const res = await fetch(`${s.url}/discovery/resources`);
+      assert.equal(res.status, 200);
+      const taken = cli(["serve", "--listen", `[::1]:${s.port}`, "--data-dir", other]);
+      assert.equal(taken.status, 1);
+      assert.ok(taken.stderr.includes(`cannot listen listen=[::1]:${s.port}`), taken.stderr);
+    } finally {
+      await stopServer(s);
+    }
+  } finally {
+    removeDataDir(d);
+    removeDataDir(other);
   }
 });

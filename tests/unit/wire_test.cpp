@@ -387,6 +387,13 @@ CAF_TEST(a listen address is HOST:PORT and port 0 only where any port will do) {
   CAF_CHECK_EQUAL(v4->host, "127.0.0.1");
   CAF_CHECK_EQUAL(v4->port, 3000u);
   CAF_CHECK_EQUAL(v6->host, "::1");
+  // Written back as it is read: an IPv6 host in brackets, so "[::1]:8080" and not "::1:8080".
+  auto v4_text = config::to_string(*v4), v6_text = config::to_string(*v6);
+  CAF_CHECK_EQUAL(v4_text, "127.0.0.1:3000");
+  CAF_CHECK_EQUAL(v6_text, "[::1]:8080");
+  auto v6_again = read(v6_text, false);
+  CAF_REQUIRE(v6_again);
+  CAF_CHECK_EQUAL(v6_again->host, "::1");
   CAF_CHECK(read("127.0.0.1:0", true));
   CAF_CHECK_EQUAL(top->port, 65535u);
   for (auto bad : {"127.0.0.1:0", "127.0.0.1:65536", "nowhere", ":80", "host:", "host:8x", "host:-1"}) {

@@ -12,7 +12,7 @@ expected<std::uint16_t> publish_feed(caf::actor_system& sys, const feed_remote_a
                  "plain cluster links are accepted on loopback only; " + where.host + " is not loopback"};
   auto port = tls ? caf::openssl::publish(feed, where.port, where.host.c_str(), true)
                   : sys.middleman().publish(feed, where.port, where.host.c_str(), true);
-  if (!port) return error{errc::unavailable, "--cluster-listen", "cannot listen on " + where.host + ":" + std::to_string(where.port) +
+  if (!port) return error{errc::unavailable, "--cluster-listen", "cannot listen on " + config::to_string(where) +
                                                                      ": " + sys.render(port.error())};
   return *port;
 }

@@ -89,7 +89,7 @@ void reach(self_ptr self) {
                              ? "cannot reach the primary's feed; trying again with backoff"
                              : "cannot reach the primary's feed for yet another reason; trying again with backoff, and no "
                                "further reason is logged until it is reached",
-                         {{"primary", st.primary.host + ":" + std::to_string(st.primary.port)}, {"reason", reason}});
+                         {{"primary", config::to_string(st.primary)}, {"reason", reason}});
     self->delayed_send(self, st.backoff, atom::connect::value);
   });
 }
@@ -172,7 +172,7 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
     for (auto& [ticket, refuse] : std::exchange(st.in_flight, {})) refuse("the primary was lost before it answered; try again shortly");
     set_link(self, primary_link::unreachable);
     st.ctx.log.warning("primary unreachable; serving the last catalog it sent and reaching it again",
-                       {{"primary", st.primary.host + ":" + std::to_string(st.primary.port)}, {"version", st.version}});
+                       {{"primary", config::to_string(st.primary)}, {"version", st.version}});
     st.backoff = std::chrono::milliseconds{0};
     reach(self);
   });
@@ -189,7 +189,7 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
         st.failures_said.linked();
         set_link(self, primary_link::connected);
         st.ctx.stats->links_made.fetch_add(1, std::memory_order_relaxed);
-        st.ctx.log.info("following the primary", {{"primary", st.primary.host + ":" + std::to_string(st.primary.port)},
+        st.ctx.log.info("following the primary", {{"primary", config::to_string(st.primary)},
                                                   {"version", st.version}});
         self->send(st.feed, atom::subscribe::value, st.epoch, st.version, caf::actor_cast<replica_feed_actor>(self));
       },

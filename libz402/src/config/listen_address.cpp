@@ -20,6 +20,12 @@ expected<listen_address> parse_listen_address(std::string_view text, bool any_po
   return listen_address{std::string{host}, static_cast<std::uint16_t>(port)};
 }
 
+std::string to_string(const listen_address& where) {
+  // A host with a colon in it can only be an IPv6 address: names and IPv4 addresses have none.
+  bool v6 = where.host.find(':') != std::string::npos;
+  return (v6 ? "[" + where.host + "]" : where.host) + ":" + std::to_string(where.port);
+}
+
 bool is_loopback(std::string_view host) {
   boost::system::error_code ec;
   auto address = boost::asio::ip::make_address(host, ec);

@@ -88,7 +88,7 @@ function spawnListening(file, args, listening, what, fdLimit) {
 export async function startServer(dataDir, extra = [], { fdLimit } = {}) {
   const listen = extra.includes("--listen") ? [] : ["--listen", "127.0.0.1:0"];
   const { match, ...started } = await spawnListening(binary, ["serve", ...listen, "--data-dir", dataDir, ...extra],
-    /listening on (https?:\/\/127\.0\.0\.1:(\d+)) with /, "server", fdLimit);
+    /listening on (https?:\/\/(?:127\.0\.0\.1|\[::1\]):(\d+)) with /, "server", fdLimit);
   return { url: match[1], port: Number(match[2]), ...started };
 }
 
