@@ -160,10 +160,10 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
       return 1;
     }
     tls = std::move(*loaded);
-  } else if (!config::is_loopback(cfg.listen_host)) {
+  } else if (!config::is_loopback(cfg.listen.host)) {
     log.warning("listening beyond loopback without TLS: keys and payments cross the network in clear text; "
                 "give --tls-cert and --tls-key, or terminate TLS in front of this server",
-                {{"listen", cfg.listen_host}});
+                {{"listen", cfg.listen.host}});
   }
 
   // The io threads outlive the actor system: actors may still post completions into them.
@@ -242,8 +242,8 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   app.metrics_enabled = cfg.metrics;
   app.http_metrics = &metrics;
   http::server_options server_options;
-  server_options.host = cfg.listen_host;
-  server_options.port = cfg.listen_port;
+  server_options.host = cfg.listen.host;
+  server_options.port = cfg.listen.port;
   server_options.tls = tls;
   server_options.max_connections = *max_connections;
   server_options.idle_timeout = cfg.idle_timeout;
@@ -253,7 +253,7 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
   try {
     server.start();
   } catch (const std::exception& e) {
-    log.error("cannot listen", {{"listen", config::to_string({cfg.listen_host, cfg.listen_port})}, {"reason", e.what()}});
+    log.error("cannot listen", {{"listen", config::to_string(cfg.listen)}, {"reason", e.what()}});
     engine.stop();
     return 1;
   }
@@ -287,7 +287,7 @@ int serve(const config::bazaar_config& cfg, telemetry::log_format format) {
     server.drain([&io] { io.stop(); });
   });
   // Said once the signals are handled: whoever waits for this line may send SIGHUP or SIGTERM.
-  auto url = std::string{tls ? "https://" : "http://"} + config::to_string({cfg.listen_host, server.port()});
+  auto url = std::string{tls ? "https://" : "http://"} + config::to_string({cfg.listen.host, server.port()});
   log.info("listening on " + url + " with " + std::to_string(engine.snapshots().load()->items.size()) +
            " items; data in " + cfg.data_dir.string(),
            {{"maxConnections", std::to_string(*max_connections)}});

@@ -22,8 +22,7 @@ expected<std::uint64_t> positive(const boost::json::value& v, const std::string&
 expected<void> set_listen(bazaar_config& cfg, std::string_view host_port) {
   auto address = parse_listen_address(host_port, true);
   if (!address) return address.error();
-  cfg.listen_host = std::move(address->host);
-  cfg.listen_port = address->port;
+  cfg.listen = std::move(*address);
   return {};
 }
 

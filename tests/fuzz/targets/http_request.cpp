@@ -65,8 +65,9 @@ struct bazaar {
     engine = std::make_unique<catalog::engine>(*sys, std::move(options));
     engine->set_payees({{test::pay_to, "alpha"}});
     settles = std::make_unique<http::settle_batcher>(ioc, *engine);
+    const config::bazaar_config defaults;  // the server's own, as `serve` starts with
     app = std::make_unique<http::app_state>(*engine, *keys, std::string(32, 'c'), *settles, checks.get_executor(),
-                                            config::bazaar_config{}.declaration_bytes_in_flight);
+                                            defaults.declaration_bytes_in_flight);
     handler = std::make_unique<http::bazaar_handler>(*app);
     io_thread = std::thread{[this] { ioc.run(); }};
   }

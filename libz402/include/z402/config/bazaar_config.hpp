@@ -22,8 +22,7 @@ struct cluster_files {
 };
 
 struct bazaar_config {
-  std::string listen_host = "127.0.0.1";
-  std::uint16_t listen_port = 3000;
+  listen_address listen{"127.0.0.1", 3000};
   std::filesystem::path data_dir = "./z402-data";
   rail_terms terms = default_rail_terms();
   catalog_limits limits;
