@@ -104,3 +104,18 @@ test("an answer without a Content-Length is counted as an error, not as a read",
     await fake.close();
   }
 });
+
+test("a body that stops arriving is a timeout after 10 s, not a hang", async () => {
+  const fake = await fakeServer(async (res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": String(300 * 1024) });
+    res.write(Buffer.alloc(100 * 1024, "x"));  // and no more
+    await new Promise(() => {});
+  });
+  try {
+    const row = await readFor(fake.url);
+    assert.equal(row.count, 0);
+    assert.deepEqual(row.errors, { timeout: 4 });
+  } finally {
+    await fake.close();
+  }
+});
