@@ -147,14 +147,22 @@ test("price ranges, statuses from lastSeen and TODAY sums", async () => {
   const { page } = await open();
   const rows = await rowsOf(page);
   const byKey = Object.fromEntries(rows.map((r) => [`${r.name}|${r.payTo}`, r]));
-  assert.equal(byKey[`Weather API|${pay.alpha}`].price, "1000 zat/call – 5000 zat/call");
-  assert.equal(byKey[`Weather API|${pay.beta}`].price, "1000 zat/call");
+  assert.equal(byKey[`Weather API|${pay.alpha}`].price, "1000 zat/call (0.00001 ZEC) – 5000 zat/call (0.00005 ZEC)");
+  assert.equal(byKey[`Weather API|${pay.beta}`].price, "1000 zat/call (0.00001 ZEC)");
   assert.match(byKey[`Weather API|${pay.alpha}`].status, /^up \d+s$/);
   assert.match(byKey[`Weather API|${pay.beta}`].status, /^late 3m$/);
   assert.match(byKey[`Old service|${pay.alpha}`].status, /^down 2h$/);
   assert.equal(byKey[`Future service|${pay.beta}`].status, "none");
   assert.equal(byKey[`Weather API|${pay.alpha}`].today, 5);
   assert.equal(byKey[`Weather API|${pay.beta}`].today, 0);
+  await page.close();
+});
+
+test("the page renders every price as the library does (the shared vectors)", async () => {
+  const { page } = await open();
+  const { vectors } = JSON.parse(readFileSync(new URL("../unit/price-labels.json", import.meta.url), "utf8"));
+  const labels = await page.evaluate((vs) => vs.map((v) => priceLabel(v.amount, v.asset, v.unit)), vectors);
+  assert.deepEqual(labels, vectors.map((v) => v.label));
   await page.close();
 });
 
@@ -198,7 +206,7 @@ test("rows expand from the keyboard to show input parameters and example output"
   const text = await details.textContent();
   assert.match(text, /Input parameters: city/);
   assert.match(text, /"temperature": 21/);
-  assert.match(text, /5000 zat\/call/);
+  assert.match(text, /5000 zat\/call \(0\.00005 ZEC\)/);
   assert.equal(await details.locator(".badge.declaration").first().textContent(), "declared by its provider");
   await page.keyboard.press("Space");
   assert.equal(await toggle.getAttribute("aria-expanded"), "false");

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { spawn } from "node:child_process";
 import { scaled } from "./lib/server.mjs";
+import { assertPricesLabelled } from "./lib/prices.mjs";
 
 const binary = process.env.Z402_DISCOVER;
 if (!binary) throw new Error("Z402_DISCOVER must name the built z402-discover (ctest sets it)");
@@ -209,6 +210,17 @@ describe("hostile servers", { concurrency: true }, () => {
     assert.equal(b.code, 3);
     assert.match(b.stderr, /^z402-discover: could not read the catalog: the answer is not a catalog page \(malformed JSON/);
     assert.equal(b.stderr.trim().split("\n").length, 1);
+  });
+
+  test("a price is shown in zat per billing unit with the exact ZEC, and another asset's amount as atomic units", async () => {
+    const usdc = item(2, { accepts: [{ scheme: "exact", network: "eip155:8453", amount: "5", asset: "0x833589fC", payTo: "p", maxTimeoutSeconds: 60 }] });
+    const srv = await serve((req, res) => page(res, [item(1, { extensions: { z402: { unit: "1k chars" } } }), usdc], { limit: 100, offset: 0, total: 2 }));
+    const r = await discover(["--discovery", srv.url, "--intent", "thing"]);
+    srv.close();
+    const text = r.stdout.toString();
+    assert.match(text, /^Service 1  GET https:\/\/svc1\.example\.com\/v1\/thing  1000 zat\/1k chars \(0\.00001 ZEC\)  /m);
+    assert.match(text, /^Service 2  GET https:\/\/svc2\.example\.com\/v1\/thing  5 atomic units of 0x833589fC\/call  /m);
+    assertPricesLabelled(text);
   });
 
   test("nothing in common is pick: none with exit 1; usage errors exit 2", async () => {

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { newDataDir, removeDataDir, addProvider, termsFile, startServer, stopServer, item, declare, sleep } from "./lib/server.mjs";
+import { assertPricesLabelled } from "./lib/prices.mjs";
 
 const pins = new URL("../mcp", import.meta.url).pathname;
 const cache = process.env.Z402_MCP_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? tmpdir(), ".cache"), "z402-mcp-sdk");
@@ -41,6 +42,8 @@ before(async () => {
   assert.equal((await declare(server.url, keys.cheap, { items: [
     priced(cheap, "500", "https://wx-cheap.example.com/v1/forecast", { serviceName: "Cheap weather", description: "Weather forecast for a city, hourly." }),
     priced(cheap, "800", "https://md.example.com/v1/markdown", { serviceName: "URL to markdown", description: "Turns a web page into markdown." }),
+    priced(cheap, "1000", "https://tr.example.com/v1/translate", { serviceName: "Translator", description: "Translates text to German, French or Spanish.",
+      extensions: { z402: { unit: "1k chars" } } }),
     ...Array.from({ length: 5 }, (_, i) => priced(cheap, "300", `https://img-${i}.example.com/gen`, { serviceName: "Images", description: `Generates an image, style ${i}.` })),
   ] })).status, 200);
   assert.equal((await declare(server.url, keys.dear, { items: [
@@ -108,8 +111,8 @@ test("list_resources and get_resource answer what the HTTP reads answer", async 
   const { client } = await httpClient();
   await client.listTools();
   const all = await client.callTool({ name: "list_resources", arguments: {} });
-  assert.equal(all.structuredContent.pagination.total, 8);
-  assert.equal(all.structuredContent.items.length, 8);
+  assert.equal(all.structuredContent.pagination.total, 9);
+  assert.equal(all.structuredContent.items.length, 9);
   const page = await client.callTool({ name: "list_resources", arguments: { limit: 3, offset: 2, maxAmount: "400" } });
   assert.deepEqual(page.structuredContent.pagination, { limit: 3, offset: 2, total: 5 });
   for (const it of page.structuredContent.items) assert.ok(it.accepts.some((a) => BigInt(a.amount) <= 400n));
@@ -123,6 +126,30 @@ test("list_resources and get_resource answer what the HTTP reads answer", async 
   assert.equal(none.isError, true);
   assert.match(none.content[0].text, /^not_found: /);
   await client.close();
+});
+
+test("every tool's text prices in zat per billing unit, with the exact ZEC beside it", async () => {
+  const { client } = await httpClient();
+  const translator = "- GET https://tr.example.com/v1/translate at 1000 zat/1k chars (0.00001 ZEC)";
+  const calls = [
+    ["search_resources", { query: "translate text to german", limit: 2 }],
+    ["list_resources", {}],
+    ["get_resource", { url: "https://tr.example.com/v1/translate" }],
+  ];
+  for (const [name, args] of calls) {
+    const r = await client.callTool({ name, arguments: args });
+    assert.equal(r.isError, false);
+    const text = r.content.map((c) => c.text).join("\n");
+    assert.ok(text.split("\n").includes(translator), `${name}: ${JSON.stringify(text)}`);
+    assertPricesLabelled(text);
+  }
+  await client.close();
+  const agent = await stdioClient(server.url);
+  const picked = await agent.callTool({ name: "discover", arguments: { intent: "translate text to german" } });
+  const text = picked.content.map((c) => c.text).join("\n");
+  assert.match(text, /^Translator  GET https:\/\/tr\.example\.com\/v1\/translate  1000 zat\/1k chars \(0\.00001 ZEC\)  /m);
+  assertPricesLabelled(text);
+  await agent.close();
 });
 
 test("invalid params, unknown tools and methods get the JSON-RPC errors the spec names", async () => {

@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { assertPricesLabelled } from "./lib/prices.mjs";
 import { newDataDir, removeDataDir, addProvider, termsFile, startServer, stopServer, startDemo, freePort, sleep } from "./lib/server.mjs";
 
 const unsafe = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
@@ -67,9 +68,10 @@ test("a listed route passes every check, exit 0", async () => {
   assert.deepEqual(failed(r.stdout), []);
   assert.match(r.stdout, /^ok    the route answers 402: with a PAYMENT-REQUIRED header \(x402 v2\)$/m);
   assert.match(r.stdout, /^ok    listed: by payTo uregtest1seller, from its declaration$/m);
-  assert.match(r.stdout, /^ok    price and payTo: 1000 ZEC to uregtest1seller$/m);
+  assert.match(r.stdout, /^ok    price and payTo: 1000 zat\/quote \(0\.00001 ZEC\) to uregtest1seller$/m);
   assert.match(r.stdout, /^ok    declared recently: up, last declaration \d+ s ago; evicted at /m);
   assert.equal(lines(r.stdout).at(-1), "listed, and the listing matches the 402");
+  assertPricesLabelled(r.stdout);
   const json = JSON.parse((await seller(["check", route(), "--discovery", catalog.url, "--json"])).stdout);
   assert.equal(json.exitCode, 0);
   assert.ok(json.checks.every((c) => c.ok));
@@ -87,8 +89,9 @@ test("a route whose price changed since its last declaration differs, with both 
     // The stand-in's 402 names the demo's resource URL: the listing looked up is the demo's.
     const r = await seller(["check", `${standIn.url}/v1/quote?symbol=ZEC`, "--discovery", catalog.url]);
     assert.equal(r.code, 1, r.stdout);
-    assert.match(r.stdout, /^FAIL  price and payTo: the 402 asks 2500 ZEC to uregtest1seller; the listing shows 1000 ZEC to uregtest1seller$/m);
+    assert.match(r.stdout, /^FAIL  price and payTo: the 402 asks 2500 zat\/quote \(0\.000025 ZEC\) to uregtest1seller; the listing shows 1000 zat\/quote \(0\.00001 ZEC\) to uregtest1seller$/m);
     assert.match(r.stdout, /-> declare again/);
+    assertPricesLabelled(r.stdout);
   } finally {
     await standIn.close();
   }

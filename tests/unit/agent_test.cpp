@@ -144,7 +144,7 @@ CAF_TEST(a line shows name method url price unit and activity) {
   for (auto& [k, v] : seen(-12)) item[k] = v;
   auto text = agent::render_text({agent::line_of(item, now, 2)}, true);
   CAF_CHECK_EQUAL(text,
-                  "URL to markdown  GET https://md.example.com/v1/markdown  1000 zat/page  up 12s today 4  "
+                  "URL to markdown  GET https://md.example.com/v1/markdown  1000 zat/page (0.00001 ZEC)  up 12s today 4  "
                   "Fetches one public web page and returns its main content as clean markdown.\n"
                   "pick: GET https://md.example.com/v1/markdown\n");
   auto none = agent::render_text({agent::line_of(item, now, 0)}, false);

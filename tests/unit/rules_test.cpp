@@ -4,8 +4,12 @@
 #include "fixtures.hpp"
 #include "z402/rules/bazaar_extension.hpp"
 #include "z402/rules/declaration.hpp"
+#include "z402/rules/price_label.hpp"
 #include "z402/rules/route_template.hpp"
 #include "z402/rules/text.hpp"
+
+#include <fstream>
+#include <sstream>
 
 using namespace z402;
 using boost::json::array;
@@ -423,3 +427,26 @@ CAF_TEST(the terms version follows the terms) {
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()
+
+// Prices: one rendering everywhere (rules/price_label.hpp), held to the vectors that the
+// Services page's script is held to as well (tests/browser/services.test.mjs).
+CAF_TEST(a price is its atomic amount with the atomic unit and the billing unit and the exact whole coins) {
+  std::ifstream in{Z402_PRICE_LABELS};
+  std::stringstream text;
+  text << in.rdbuf();
+  auto vectors = boost::json::parse(text.str()).at("vectors").as_array();
+  CAF_REQUIRE_GREATER_OR_EQUAL(vectors.size(), 10u);
+  for (auto& v : vectors) {
+    auto& o = v.as_object();
+    auto s = [&](const char* k) { return std::string{o.at(k).as_string()}; };
+    CAF_CHECK_EQUAL(rules::price_label(s("amount"), s("asset"), s("unit")), s("label"));
+  }
+}
+
+CAF_TEST(whole coins are exact at every scale) {
+  CAF_CHECK_EQUAL(rules::whole_coins("1000", 8), "0.00001");
+  CAF_CHECK_EQUAL(rules::whole_coins("100000001", 8), "1.00000001");
+  CAF_CHECK_EQUAL(rules::whole_coins("12345678900", 8), "123.456789");
+  CAF_CHECK_EQUAL(rules::whole_coins("7", 0), "7");
+  CAF_CHECK_EQUAL(rules::whole_coins("000", 8), "0");
+}

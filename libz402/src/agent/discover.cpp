@@ -1,5 +1,6 @@
 #include "z402/agent/discover.hpp"
 
+#include "z402/rules/price_label.hpp"
 #include "z402/rules/text.hpp"
 #include "z402/search/ranking.hpp"
 #include "z402/search/tokenizer.hpp"
@@ -42,9 +43,7 @@ std::string price_of(const json::object& item) {
   auto amount = text_at(offer, {"amount"});
   auto asset = text_at(offer, {"asset"});
   auto unit = text_at(item, {"extensions", "z402", "unit"});
-  // The z402 rail prices in zatoshis, the atomic unit of ZEC.
-  auto denomination = asset == "ZEC" ? std::string{"zat"} : shorten(asset, 12);
-  return (amount.empty() ? "?" : amount) + " " + denomination + "/" + (unit.empty() ? "call" : unit);
+  return rules::price_label(shorten(amount, 40), shorten(asset, 12), shorten(unit, 32));
 }
 
 std::string age_text(std::int64_t s) {

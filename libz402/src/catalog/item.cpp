@@ -3,6 +3,7 @@
 #include "z402/rules/item_fields.hpp"
 
 #include "z402/wire/iso_time.hpp"
+#include "z402/wire/json.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -43,6 +44,8 @@ content_ptr make_content(const boost::json::object& fields, std::string_view sel
       }
   if (auto* ext = fields.if_contains("extensions"); ext && ext->is_object())
     for (auto& kv : ext->as_object()) add_filter_key(c->filter_keys, "extensions", kv.key());
+  if (auto* unit = wire::find_path(fields, {"extensions", "z402", "unit"}); unit && unit->is_string())
+    c->unit = unit->get_string();
   c->filter_keys.shrink_to_fit();
   return c;
 }

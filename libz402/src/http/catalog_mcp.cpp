@@ -3,6 +3,7 @@
 #include "z402/http/list_query.hpp"
 #include "z402/http/resource_query.hpp"
 #include "z402/http/search_query.hpp"
+#include "z402/rules/price_label.hpp"
 #include "z402/version.hpp"
 
 #include <boost/json.hpp>
@@ -82,7 +83,8 @@ std::vector<mcp::tool> catalog_tools() {
 }
 
 /// The short text beside structuredContent: one line per resource (its method or tool, URL and
-/// first price), so a client that shows only text still shows the answer. Made from the items'
+/// first price, in the words of rules::price_label), so a client that shows only text still shows
+/// the answer. Made from the items'
 /// records, not by parsing the page back.
 std::string summary(const shown_items& items, std::string_view heading, std::string_view cursor = {}) {
   std::string out{heading};
@@ -90,8 +92,8 @@ std::string summary(const shown_items& items, std::string_view heading, std::str
   for (auto* it : items) {
     auto& r = it->record();
     out.append("\n- ").append(r.identity.selector).append(" ").append(r.identity.resource);
-    if (!r.content->prices.empty())
-      out.append(" (").append(std::to_string(r.content->prices.front().second)).append(" ").append(r.content->prices.front().first).append(")");
+    if (auto& prices = r.content->prices; !prices.empty())
+      out.append(" at ").append(rules::price_label(std::to_string(prices.front().second), prices.front().first, r.content->unit));
   }
   if (!cursor.empty()) out.append("\nmore: pass the cursor of pagination.cursor");
   return out;
@@ -178,8 +180,8 @@ std::string_view header(const request& req, std::string_view name) {
 mcp::server make_catalog_mcp(app_state& app) {
   return mcp::server{{"z402-bazaar", "z402 Bazaar", std::string{z402::version()},
                       "The catalog of paid x402 resources. search_resources finds them by words, list_resources pages "
-                      "through them, get_resource shows one. Prices are in atomic units of their asset. This server never "
-                      "calls a resource: pay and call it yourself."},
+                      "through them, get_resource shows one. Amounts in accepts are in atomic units of their asset (ZEC's is the zatoshi, zat: 10^-8 ZEC); "
+                      "the text lines say so. This server never calls a resource: pay and call it yourself."},
                      catalog_tools(), [&app](std::string_view name, const json::object& args) { return call_tool(app, name, args); }};
 }
 

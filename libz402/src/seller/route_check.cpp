@@ -5,6 +5,7 @@
 #include "z402/config/rail_terms.hpp"
 #include "z402/kit/payment_required.hpp"
 #include "z402/rules/declaration.hpp"
+#include "z402/rules/price_label.hpp"
 #include "z402/rules/text.hpp"
 #include "z402/wire/base64.hpp"
 #include "z402/wire/iso_time.hpp"
@@ -76,19 +77,25 @@ std::optional<json::object> payment_required_of(const http::client_response& res
   return v2;
 }
 
-std::string price_of(const json::object& entry) { return text_of(entry, "amount") + " " + text_of(entry, "asset"); }
+/// "1000 zat/quote (0.00001 ZEC) to uregtest1seller, ..." for each accepts entry of an item.
+std::string prices_of(const json::object& item) {
+  auto* unit = wire::find_path(item, {"extensions", "z402", "unit"});
+  auto unit_text = unit && unit->is_string() ? std::string_view{unit->get_string()} : std::string_view{};
+  std::string out;
+  auto* accepts = item.if_contains("accepts");
+  if (!accepts || !accepts->is_array()) return out;
+  for (auto& e : accepts->as_array())
+    if (auto* entry = e.if_object())
+      out.append(out.empty() ? "" : ", ")
+          .append(rules::price_label(text_of(*entry, "amount"), text_of(*entry, "asset"), unit_text))
+          .append(" to ")
+          .append(text_of(*entry, "payTo"));
+  return out;
+}
 
 /// Compares the listing with the item the 402 builds: payTo, prices, description, schema, method.
 void compare(run& r, const json::object& built, const json::object& listed) {
-  auto accepts_of = [](const json::object& item) {
-    auto* a = item.if_contains("accepts");
-    return a && a->is_array() ? a->as_array() : json::array{};
-  };
-  auto want = accepts_of(built), have = accepts_of(listed);
-  std::string want_prices, have_prices;
-  for (auto& e : want) want_prices += (want_prices.empty() ? "" : ", ") + price_of(e.as_object()) + " to " + text_of(e.as_object(), "payTo");
-  for (auto& e : have)
-    if (e.is_object()) have_prices += (have_prices.empty() ? "" : ", ") + price_of(e.as_object()) + " to " + text_of(e.as_object(), "payTo");
+  auto want_prices = prices_of(built), have_prices = prices_of(listed);
   bool same_prices = want_prices == have_prices;
   r.add("price and payTo", same_prices, same_prices ? want_prices : "the 402 asks " + want_prices + "; the listing shows " + have_prices,
         "declare again (the kit does at its next beat): a listing changes only with a declaration");

@@ -27,6 +27,7 @@ struct item_content {
   // (issue 13: peak RSS at most 3x the serialised catalog).
   std::string filter_keys;
   std::vector<std::pair<std::string, std::uint64_t>> prices;  // (asset, amount) of each accepts entry
+  std::string unit;            // extensions.z402.unit, what a price is per ("" when not declared)
   search::document doc;        // its terms, for search
 
   /// Calls `f` with each filter key, in the order they were added. A truncated packing (a

@@ -69,7 +69,7 @@ namespace z402::catalog {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, item_content& x) {
-  return f(caf::meta::type_name("item_content"), x.json, x.filter_keys, x.prices, x.doc);
+  return f(caf::meta::type_name("item_content"), x.json, x.filter_keys, x.prices, x.unit, x.doc);
 }
 
 /// Shared and immutable where it lives; a new one where it arrives.

@@ -52,12 +52,32 @@ function ageText(s) {
   return `${Math.floor(s / 86400)}d`;
 }
 
+// Prices, as every text of the Bazaar shows them: the atomic amount with its unit (x402 amounts
+// are atomic units; ZEC's is the zatoshi, 10^-8 ZEC), the billing unit, and the exact whole
+// coins. The library's rules::price_label answers the same; tests/unit/price-labels.json holds
+// both to the same vectors.
+const KNOWN_ASSETS = { ZEC: { atomic: "zat", decimals: 8 } };
+
+function wholeCoins(atomic, decimals) {
+  const digits = atomic.replace(/^0+/, "");
+  if (!digits) return "0";
+  const padded = digits.padStart(decimals + 1, "0");
+  const whole = padded.slice(0, padded.length - decimals);
+  const fraction = padded.slice(padded.length - decimals).replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+function priceLabel(amount, asset, unit) {
+  const known = Object.hasOwn(KNOWN_ASSETS, asset) ? KNOWN_ASSETS[asset] : null;
+  let label = `${amount || "?"} ${known ? known.atomic : `atomic units of ${asset || "?"}`}/${unit || "call"}`;
+  if (known && /^[0-9]+$/.test(amount)) label += ` (${wholeCoins(amount, known.decimals)} ${asset})`;
+  return label;
+}
+
 function priceOf(item) {
   const offer = Array.isArray(item.accepts) ? item.accepts[0] ?? {} : {};
   const amount = str(offer.amount);
-  const asset = str(offer.asset);
-  const unit = str(item?.extensions?.z402?.unit) || "call";
-  return { amount, label: `${amount || "?"} ${asset === "ZEC" ? "zat" : asset}/${unit}` };
+  return { amount, label: priceLabel(amount, str(offer.asset), str(item?.extensions?.z402?.unit)) };
 }
 
 function compareAmounts(a, b) {
