@@ -5,7 +5,7 @@
 // line.
 //   z402-bench-engine [EVENTS] [--no-reads]
 #include "z402/catalog/engine.hpp"
-#include "z402/http/list_query.hpp"
+#include "http/list_query.hpp"
 #include "z402/rules/declaration.hpp"
 
 #include <boost/json.hpp>

@@ -1,7 +1,7 @@
 #include "demo_routes.hpp"
 
+#include "http/list_query.hpp"
 #include "z402/auth/crypto.hpp"
-#include "z402/http/list_query.hpp"
 #include "z402/wire/json.hpp"
 
 #include <boost/json.hpp>

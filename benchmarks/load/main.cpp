@@ -11,7 +11,8 @@
 //       how long a content change takes to be searchable (p50, p99, max).
 #include "load.hpp"
 
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
+#include "z402/version.hpp"
 
 #include <boost/json.hpp>
 
@@ -29,14 +30,16 @@ namespace {
 using namespace z402;
 namespace json = boost::json;
 
+constexpr const char* usage_text =
+    "usage: z402-load seed --target URL --bazaar BIN --data-dir DIR --keys-out FILE [--providers N] [--items N] [--fill-bytes N]\n"
+    "       z402-load run --target URL --keys FILE [--duration S] [--threads N] [--readers N] [--limit N]\n"
+    "                 [--search-every N] [--declare-every-ms MS] [--declarers N] [--invalid-every N]\n"
+    "                 [--change-every N] [--settles-per-second N] [--settle-connections N] [--accept-gzip 0|1]\n"
+    "                 [--probe-target URL] [--json FILE]\n"
+    "       z402-load searchable --target URL --keys FILE [--rounds N] [--json FILE]\n";
+
 int usage(const std::string& why) {
-  std::cerr << "z402-load: " << why << "\n"
-            << "usage: z402-load seed --target URL --bazaar BIN --data-dir DIR --keys-out FILE [--providers N] [--items N] [--fill-bytes N]\n"
-            << "       z402-load run --target URL --keys FILE [--duration S] [--threads N] [--readers N] [--limit N]\n"
-            << "                 [--search-every N] [--declare-every-ms MS] [--declarers N] [--invalid-every N]\n"
-            << "                 [--change-every N] [--settles-per-second N] [--settle-connections N] [--accept-gzip 0|1]\n"
-            << "                 [--probe-target URL] [--json FILE]\n"
-            << "       z402-load searchable --target URL --keys FILE [--rounds N] [--json FILE]\n";
+  std::cerr << "z402-load: " << why << "\n" << usage_text;
   return 2;
 }
 
@@ -73,6 +76,12 @@ json::object row_json(const bench::summary_row& r) {
 int main(int argc, char** argv) {
   if (argc < 2) return usage("a command is required");
   std::string command = argv[1];
+  if (command == "--help" || command == "-h")
+    return std::cout << "The load generator of z402 Bazaar's benchmarks: seeds a catalog server on loopback with providers\n"
+                        "and items, then loads it with readers, declarers and settles, and reports throughput and latency.\n\n"
+                     << usage_text,
+           0;
+  if (command == "--version") return std::cout << "z402-load " << z402::version() << "\n", 0;
   std::map<std::string, std::string> a;
   for (int i = 2; i < argc; ++i) {
     std::string k = argv[i];

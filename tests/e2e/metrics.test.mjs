@@ -3,13 +3,15 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   newDataDir, removeDataDir, addProvider, createSettleKey, termsFile, startServer, stopServer, item, declare, settleBody, sleep,
 } from "./lib/server.mjs";
 
 const parser = new URL("./lib/prometheus-parse.py", import.meta.url).pathname;
+// The version the build was made from: the project's, in one place.
+const projectVersion = readFileSync(new URL("../../CMakeLists.txt", import.meta.url), "utf8").match(/project\(\S+ VERSION (\S+)/)[1];
 let dir, server, key, settleKey, terms;
 const payTo = "uregtest1metricsprovider";
 
@@ -60,7 +62,7 @@ test("the page parses and names every family the issue lists", async () => {
     z402_declaration_bodies_waiting: "gauge",
   })) assert.equal(families[name], type, name);
   assert.equal(value("z402_declaration_body_bytes_limit"), 4 * 1024 * 1024, "the default bytes in flight");
-  assert.equal(value("z402_build_info", { version: "0.1.0" }), 1);
+  assert.equal(value("z402_build_info", { version: projectVersion }), 1);
   assert.equal(value("z402_providers"), 1);
   assert.ok(value("z402_http_connections_open") >= 1, "the scrape's own connection is open");
 });

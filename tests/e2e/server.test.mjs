@@ -281,7 +281,7 @@ test("an IPv6 listen address is said in brackets: a URL that works, an error tha
       assert.equal(res.status, 200);
       const taken = cli(["serve", "--listen", `[::1]:${s.port}`, "--data-dir", other]);
       assert.equal(taken.status, 1);
-      assert.ok(taken.stderr.includes(`cannot listen listen=[::1]:${s.port}`), taken.stderr);
+      assert.ok(taken.stderr.includes(`cannot listen on [::1]:${s.port}: `), taken.stderr);
     } finally {
       await stopServer(s);
     }

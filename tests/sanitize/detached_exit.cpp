@@ -1,10 +1,10 @@
 // A detached actor that used OpenSSL, ending just as the process exits, leaks nothing
-// (z402/detached.hpp says why it could). Only meaningful under LeakSanitizer: the sanitizer run
+// (core/detached.hpp says why it could). Only meaningful under LeakSanitizer: the sanitizer run
 // fails on any report this process writes. The race is held open on purpose instead of hoping
 // for it: the actor's thread lingers 100 ms in a thread-exit destructor that runs before
 // OpenSSL's, and `exit` lingers 500 ms after OpenSSL's cleanup, before LeakSanitizer looks. So
 // the thread finishes ending after the cleanup, which is when its state used to be lost.
-#include "z402/detached.hpp"
+#include "core/detached.hpp"
 
 #include <caf/all.hpp>
 #include <openssl/rand.h>

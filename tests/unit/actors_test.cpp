@@ -5,12 +5,12 @@
 // completions, settle suite.)
 #include "engine_fixture.hpp"
 
-#include "z402/catalog/feed_actor.hpp"
-#include "z402/catalog/persistence_actor.hpp"
+#include "catalog/feed_actor.hpp"
+#include "catalog/persistence_actor.hpp"
 #include "z402/config/atomic_file.hpp"
-#include "z402/catalog/provider_actor.hpp"
-#include "z402/catalog/registry_actor.hpp"
-#include "z402/catalog/replica_actor.hpp"
+#include "catalog/provider_actor.hpp"
+#include "catalog/registry_actor.hpp"
+#include "catalog/replica_actor.hpp"
 #include "z402/wire/iso_time.hpp"
 
 #include <algorithm>

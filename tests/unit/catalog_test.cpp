@@ -3,7 +3,7 @@
 
 #include "z402/auth/crypto.hpp"
 #include "z402/catalog/catalog_file.hpp"
-#include "z402/catalog/declaration_checker.hpp"
+#include "catalog/declaration_checker.hpp"
 #include "z402/config/atomic_file.hpp"
 #include "z402/wire/iso_time.hpp"
 

@@ -1,7 +1,7 @@
 #define CAF_SUITE http
 #include "test.hpp"
 
-#include "z402/http/byte_budget.hpp"
+#include "http/byte_budget.hpp"
 #include "z402/http/io_pool.hpp"
 
 #include <boost/asio/post.hpp>

@@ -2,10 +2,10 @@
 #include "test.hpp"
 
 #include "fixtures.hpp"
-#include "z402/http/gzip_cache.hpp"
-#include "z402/http/list_query.hpp"
-#include "z402/http/page_file.hpp"
-#include "z402/http/read_response.hpp"
+#include "http/gzip_cache.hpp"
+#include "http/list_query.hpp"
+#include "http/page_file.hpp"
+#include "http/read_response.hpp"
 #include "z402/wire/iso_time.hpp"
 
 #include <unistd.h>

@@ -2,10 +2,10 @@
 #include "test.hpp"
 
 #include "fixtures.hpp"
-#include "z402/rules/bazaar_extension.hpp"
+#include "rules/bazaar_extension.hpp"
 #include "z402/rules/declaration.hpp"
 #include "z402/rules/price_label.hpp"
-#include "z402/rules/route_template.hpp"
+#include "rules/route_template.hpp"
 #include "z402/rules/text.hpp"
 
 #include <fstream>

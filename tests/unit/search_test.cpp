@@ -3,11 +3,11 @@
 
 #include "fixtures.hpp"
 #include "z402/catalog/snapshot.hpp"
-#include "z402/http/resource_query.hpp"
-#include "z402/http/search_query.hpp"
+#include "http/resource_query.hpp"
+#include "http/search_query.hpp"
 #include "z402/search/ranking.hpp"
 #include "z402/search/term_map.hpp"
-#include "z402/search/tokenizer.hpp"
+#include "search/tokenizer.hpp"
 
 #include <set>
 

@@ -2,7 +2,7 @@
 #include "engine_fixture.hpp"
 
 #include "z402/catalog/catalog_file.hpp"
-#include "z402/catalog/payment_file.hpp"
+#include "catalog/payment_file.hpp"
 #include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"
 

@@ -1,7 +1,7 @@
 #define CAF_SUITE telemetry
 #include "test.hpp"
 
-#include "z402/rules/rule_family.hpp"
+#include "rules/rule_family.hpp"
 #include "z402/telemetry/log.hpp"
 #include "z402/telemetry/metrics.hpp"
 #include "z402/telemetry/stream_sink.hpp"

@@ -5,10 +5,10 @@
 #include "z402/error.hpp"
 #include "z402/http/message.hpp"
 #include "z402/wire/base64.hpp"
-#include "z402/wire/flat_json.hpp"
+#include "wire/flat_json.hpp"
 #include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 
 #include <chrono>
 #include <cstdio>

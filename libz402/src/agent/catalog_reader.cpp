@@ -1,7 +1,7 @@
 #include "z402/agent/catalog_reader.hpp"
 
 #include "z402/wire/json.hpp"
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 
 #include <boost/json.hpp>
 

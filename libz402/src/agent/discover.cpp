@@ -3,7 +3,7 @@
 #include "z402/rules/price_label.hpp"
 #include "z402/rules/text.hpp"
 #include "z402/search/ranking.hpp"
-#include "z402/search/tokenizer.hpp"
+#include "search/tokenizer.hpp"
 #include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"
 

@@ -1,10 +1,10 @@
 #include "z402/agent/private_mcp.hpp"
 
 #include "z402/agent/discover.hpp"
-#include "z402/rules/item_fields.hpp"
+#include "rules/item_fields.hpp"
 #include "z402/rules/text.hpp"
 #include "z402/version.hpp"
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 
 #include <boost/json.hpp>
 

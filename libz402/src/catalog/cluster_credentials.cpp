@@ -1,4 +1,4 @@
-#include "z402/catalog/cluster_credentials.hpp"
+#include "catalog/cluster_credentials.hpp"
 
 #include "z402/config/pem_files.hpp"
 

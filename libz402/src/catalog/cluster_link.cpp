@@ -1,4 +1,4 @@
-#include "z402/catalog/cluster_link.hpp"
+#include "catalog/cluster_link.hpp"
 
 #include <caf/io/middleman.hpp>
 #include <caf/openssl/publish.hpp>

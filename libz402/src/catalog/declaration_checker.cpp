@@ -1,4 +1,4 @@
-#include "z402/catalog/declaration_checker.hpp"
+#include "catalog/declaration_checker.hpp"
 
 #include "z402/auth/crypto.hpp"
 

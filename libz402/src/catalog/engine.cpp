@@ -1,13 +1,13 @@
 #include "z402/catalog/engine.hpp"
 
-#include "z402/catalog/feed_actor.hpp"
-#include "z402/catalog/forwarded_writes_actor.hpp"
-#include "z402/catalog/payment_file.hpp"
-#include "z402/catalog/persistence_actor.hpp"
-#include "z402/catalog/registry_actor.hpp"
-#include "z402/catalog/replica_actor.hpp"
-#include "z402/catalog/settle_actor.hpp"
-#include "z402/detached.hpp"
+#include "catalog/feed_actor.hpp"
+#include "catalog/forwarded_writes_actor.hpp"
+#include "catalog/payment_file.hpp"
+#include "catalog/persistence_actor.hpp"
+#include "catalog/registry_actor.hpp"
+#include "catalog/replica_actor.hpp"
+#include "catalog/settle_actor.hpp"
+#include "core/detached.hpp"
 #include "z402/wire/iso_time.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -21,7 +21,7 @@ std::string checks_of(const engine_context& ctx) {
          (ctx.allow_http_resources ? "true" : "false") + ", maxItemsPerProvider " + std::to_string(ctx.limits.max_items_per_provider);
 }
 
-engine::engine(caf::actor_system& sys, engine_options options) {
+engine::engine(caf::actor_system& sys, engine_options options) : sys_(sys) {
   ctx_.limits = options.limits;
   ctx_.terms = std::move(options.terms);
   ctx_.allow_http_resources = options.allow_http_resources;
@@ -172,9 +172,13 @@ void engine::forget_provider(const std::string& name) {
 }
 
 void engine::stop() {
-  if (directory_) directory_->stop_all();
-  auto stop = [](auto& hdl) {
-    if (hdl) caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
+  if (directory_)
+    for (auto& hdl : directory_->stop_all()) stopping_.push_back(caf::actor_cast<caf::actor>(hdl));
+  auto stop = [this](auto& hdl) {
+    if (hdl) {
+      stopping_.push_back(caf::actor_cast<caf::actor>(hdl));
+      caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
+    }
     hdl = nullptr;
   };
   stop(settle_);
@@ -183,6 +187,12 @@ void engine::stop() {
   stop(writes_);
   stop(registry_);
   stop(persistence_);
+}
+
+void engine::await_stopped() {
+  caf::scoped_actor self{sys_};
+  for (auto& hdl : stopping_) self->wait_for(hdl);
+  stopping_.clear();
 }
 
 }  // namespace z402::catalog

@@ -1,4 +1,4 @@
-#include "z402/catalog/feed_actor.hpp"
+#include "catalog/feed_actor.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "z402/catalog/forwarded_writes_actor.hpp"
+#include "catalog/forwarded_writes_actor.hpp"
 
 #include <atomic>
 

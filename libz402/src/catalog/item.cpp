@@ -1,6 +1,6 @@
 #include "z402/catalog/item.hpp"
 
-#include "z402/rules/item_fields.hpp"
+#include "rules/item_fields.hpp"
 
 #include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"

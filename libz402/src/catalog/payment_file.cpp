@@ -1,4 +1,4 @@
-#include "z402/catalog/payment_file.hpp"
+#include "catalog/payment_file.hpp"
 
 #include "z402/config/atomic_file.hpp"
 

@@ -1,6 +1,6 @@
-#include "z402/catalog/persistence_actor.hpp"
+#include "catalog/persistence_actor.hpp"
 
-#include "z402/catalog/payment_file.hpp"
+#include "catalog/payment_file.hpp"
 #include "z402/config/atomic_file.hpp"
 
 namespace z402::catalog {

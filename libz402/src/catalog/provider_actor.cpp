@@ -1,4 +1,4 @@
-#include "z402/catalog/provider_actor.hpp"
+#include "catalog/provider_actor.hpp"
 
 #include "z402/wire/iso_time.hpp"
 

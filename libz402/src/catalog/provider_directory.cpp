@@ -1,6 +1,6 @@
 #include "z402/catalog/provider_directory.hpp"
 
-#include "z402/catalog/provider_actor.hpp"
+#include "catalog/provider_actor.hpp"
 
 namespace z402::catalog {
 
@@ -32,10 +32,15 @@ provider_actor provider_directory::remove(const std::string& name) {
   return hdl;
 }
 
-void provider_directory::stop_all() {
+std::vector<provider_actor> provider_directory::stop_all() {
   std::lock_guard<std::mutex> guard{mutex_};
-  for (auto& [name, hdl] : actors_) caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
+  std::vector<provider_actor> stopped;
+  for (auto& [name, hdl] : actors_) {
+    caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
+    stopped.push_back(std::move(hdl));
+  }
   actors_.clear();
+  return stopped;
 }
 
 }  // namespace z402::catalog

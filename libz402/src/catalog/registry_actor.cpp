@@ -1,4 +1,4 @@
-#include "z402/catalog/registry_actor.hpp"
+#include "catalog/registry_actor.hpp"
 
 #include <algorithm>
 #include <string_view>

@@ -1,6 +1,6 @@
-#include "z402/catalog/replica_actor.hpp"
+#include "catalog/replica_actor.hpp"
 
-#include "z402/catalog/cluster_link.hpp"
+#include "catalog/cluster_link.hpp"
 
 #include <algorithm>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "z402/catalog/settle_actor.hpp"
+#include "catalog/settle_actor.hpp"
 
 namespace z402::catalog {
 namespace {

@@ -1,4 +1,4 @@
-#include "z402/detached.hpp"
+#include "core/detached.hpp"
 
 #include <openssl/crypto.h>
 

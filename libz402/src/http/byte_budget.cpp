@@ -1,4 +1,4 @@
-#include "z402/http/byte_budget.hpp"
+#include "http/byte_budget.hpp"
 
 #include <utility>
 #include <vector>

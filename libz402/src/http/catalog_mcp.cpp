@@ -1,8 +1,8 @@
-#include "z402/http/catalog_mcp.hpp"
+#include "http/catalog_mcp.hpp"
 
-#include "z402/http/list_query.hpp"
-#include "z402/http/resource_query.hpp"
-#include "z402/http/search_query.hpp"
+#include "http/list_query.hpp"
+#include "http/resource_query.hpp"
+#include "http/search_query.hpp"
 #include "z402/rules/price_label.hpp"
 #include "z402/version.hpp"
 

@@ -1,6 +1,6 @@
 #include "z402/http/client.hpp"
 
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

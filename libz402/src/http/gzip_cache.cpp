@@ -1,4 +1,4 @@
-#include "z402/http/gzip_cache.hpp"
+#include "http/gzip_cache.hpp"
 
 #include <zlib.h>
 

@@ -1,4 +1,4 @@
-#include "z402/http/iov.hpp"
+#include "http/iov.hpp"
 
 #include <algorithm>
 

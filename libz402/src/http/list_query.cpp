@@ -1,8 +1,8 @@
-#include "z402/http/list_query.hpp"
+#include "http/list_query.hpp"
 
-#include "z402/rules/item_fields.hpp"
+#include "rules/item_fields.hpp"
 #include "z402/rules/text.hpp"
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,6 +1,6 @@
 #include "z402/http/message.hpp"
 
-#include "z402/http/page_file.hpp"
+#include "http/page_file.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>

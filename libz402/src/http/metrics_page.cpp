@@ -1,4 +1,4 @@
-#include "z402/http/metrics_page.hpp"
+#include "http/metrics_page.hpp"
 
 #include "z402/version.hpp"
 

@@ -1,6 +1,6 @@
-#include "z402/http/page_file.hpp"
+#include "http/page_file.hpp"
 
-#include "z402/http/iov.hpp"
+#include "http/iov.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

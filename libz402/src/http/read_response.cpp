@@ -1,4 +1,4 @@
-#include "z402/http/read_response.hpp"
+#include "http/read_response.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,6 +1,6 @@
-#include "z402/http/resource_query.hpp"
+#include "http/resource_query.hpp"
 
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 
 namespace z402::http {
 

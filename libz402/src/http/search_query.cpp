@@ -1,8 +1,8 @@
-#include "z402/http/search_query.hpp"
+#include "http/search_query.hpp"
 
 #include "z402/auth/crypto.hpp"
 #include "z402/rules/text.hpp"
-#include "z402/search/tokenizer.hpp"
+#include "search/tokenizer.hpp"
 #include "z402/wire/base64.hpp"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #include "z402/http/server.hpp"
 
-#include "z402/http/iov.hpp"
-#include "z402/http/page_file.hpp"
+#include "http/iov.hpp"
+#include "http/page_file.hpp"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>

@@ -1,4 +1,4 @@
-#include "z402/http/settle_batcher.hpp"
+#include "http/settle_batcher.hpp"
 
 #include <boost/asio/post.hpp>
 

@@ -1,7 +1,7 @@
-#include "z402/http/web_page.hpp"
+#include "http/web_page.hpp"
 
-#include "z402/http/read_response.hpp"
-#include "z402/http/web_assets.hpp"
+#include "http/read_response.hpp"
+#include "http/web_assets.hpp"
 
 namespace z402::http {
 namespace {

@@ -1,9 +1,9 @@
 #include "z402/kit/catalog_link.hpp"
 
-#include "z402/detached.hpp"
+#include "core/detached.hpp"
 #include "z402/http/client.hpp"
 #include "z402/rules/declaration.hpp"
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 #include "z402/wire/json.hpp"
 
 #include <boost/json.hpp>

@@ -1,6 +1,6 @@
-#include "z402/rules/bazaar_extension.hpp"
+#include "rules/bazaar_extension.hpp"
 
-#include "z402/rules/route_template.hpp"
+#include "rules/route_template.hpp"
 #include "z402/rules/text.hpp"
 #include "z402/wire/json.hpp"
 

@@ -1,7 +1,7 @@
 #include "z402/rules/declaration.hpp"
 
-#include "z402/rules/bazaar_extension.hpp"
-#include "z402/rules/item_fields.hpp"
+#include "rules/bazaar_extension.hpp"
+#include "rules/item_fields.hpp"
 
 #include <boost/json/serialize.hpp>
 

@@ -1,6 +1,6 @@
-#include "z402/rules/delisting.hpp"
+#include "rules/delisting.hpp"
 
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 
 #include <boost/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "z402/rules/item_fields.hpp"
+#include "rules/item_fields.hpp"
 
 #include "z402/rules/text.hpp"
 

@@ -1,6 +1,6 @@
-#include "z402/rules/route_template.hpp"
+#include "rules/route_template.hpp"
 
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "z402/rules/rule_family.hpp"
+#include "rules/rule_family.hpp"
 
 #include <algorithm>
 

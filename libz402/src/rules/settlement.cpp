@@ -2,13 +2,13 @@
 
 #include "z402/auth/crypto.hpp"
 
-#include "z402/rules/bazaar_extension.hpp"
-#include "z402/rules/item_fields.hpp"
-#include "z402/rules/route_template.hpp"
+#include "rules/bazaar_extension.hpp"
+#include "rules/item_fields.hpp"
+#include "rules/route_template.hpp"
 #include "z402/rules/text.hpp"
-#include "z402/wire/flat_json.hpp"
+#include "wire/flat_json.hpp"
 #include "z402/wire/json.hpp"
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 
 #include <boost/json/serialize.hpp>
 

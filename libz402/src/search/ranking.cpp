@@ -1,8 +1,8 @@
 #include "z402/search/ranking.hpp"
 
-#include "z402/search/tokenizer.hpp"
+#include "search/tokenizer.hpp"
 #include "z402/wire/json.hpp"
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "z402/search/tokenizer.hpp"
+#include "search/tokenizer.hpp"
 
 #include <algorithm>
 #include <array>

@@ -10,7 +10,7 @@
 #include "z402/wire/base64.hpp"
 #include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 
 #include <boost/json.hpp>
 

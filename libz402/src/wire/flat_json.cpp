@@ -1,4 +1,4 @@
-#include "z402/wire/flat_json.hpp"
+#include "wire/flat_json.hpp"
 
 #include "byte_words.hpp"
 #include "flat_json_builder.hpp"

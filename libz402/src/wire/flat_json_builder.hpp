@@ -1,7 +1,7 @@
 #pragma once
 // The builder of a wire::flat_json (flat_json.hpp), shared by its two readers (flat_json.cpp,
 // flat_json_scan.cpp), and the key order both use.
-#include "z402/wire/flat_json.hpp"
+#include "wire/flat_json.hpp"
 
 #include <boost/json/string_view.hpp>
 #include <boost/system/error_code.hpp>

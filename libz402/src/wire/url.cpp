@@ -1,4 +1,4 @@
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 // rules::validate_declaration, then into the content the catalog keeps.
 #include "target.hpp"
 
-#include "z402/catalog/declaration_checker.hpp"
+#include "catalog/declaration_checker.hpp"
 #include "z402/catalog/item.hpp"
 #include "z402/rules/declaration.hpp"
 #include "z402/wire/json.hpp"

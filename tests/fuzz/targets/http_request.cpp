@@ -11,7 +11,7 @@
 #include "z402/catalog/engine.hpp"
 #include "z402/config/atomic_file.hpp"
 #include "z402/config/bazaar_config.hpp"
-#include "z402/http/handlers.hpp"
+#include "http/handlers.hpp"
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>

@@ -3,7 +3,7 @@
 // foreign catalog with.
 #include "target.hpp"
 
-#include "z402/wire/flat_json.hpp"
+#include "wire/flat_json.hpp"
 #include "z402/wire/json.hpp"
 
 #include <boost/json.hpp>

@@ -3,9 +3,9 @@
 #include "target.hpp"
 #include "sample_catalog.hpp"
 
-#include "z402/http/list_query.hpp"
-#include "z402/http/resource_query.hpp"
-#include "z402/http/search_query.hpp"
+#include "http/list_query.hpp"
+#include "http/resource_query.hpp"
+#include "http/search_query.hpp"
 #include "z402/wire/json.hpp"
 
 Z402_FUZZ_TARGET(query) {

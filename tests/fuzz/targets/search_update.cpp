@@ -8,7 +8,7 @@
 #include "target.hpp"
 
 #include "z402/search/ranking.hpp"
-#include "z402/search/tokenizer.hpp"
+#include "search/tokenizer.hpp"
 
 #include <boost/json/object.hpp>
 

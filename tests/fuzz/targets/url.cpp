@@ -2,8 +2,8 @@
 // parts of an item's identity a provider writes.
 #include "target.hpp"
 
-#include "z402/rules/route_template.hpp"
-#include "z402/wire/url.hpp"
+#include "rules/route_template.hpp"
+#include "wire/url.hpp"
 
 #include <string>
 

@@ -132,6 +132,10 @@ class engine {
 
   /// Stops every actor; later writes answer "unavailable".
   void stop();
+  /// After stop(): blocks until every actor of this engine has ended, so whatever they still
+  /// held (a write's or a settle's completion) has been answered or released. Not from an actor
+  /// of the engine's system, nor under a deterministic scheduler: it waits for their threads.
+  void await_stopped();
 
  private:
   // A derived body, or why none could be derived: answered at once then.
@@ -150,6 +154,8 @@ class engine {
   writes_actor writes_;    // with the FEED: the writes its followers forward
   std::size_t feed_window_ = 0;
   std::shared_ptr<settle_window> settle_window_;
+  caf::actor_system& sys_;
+  std::vector<caf::actor> stopping_;  // the actors stop() sent an exit, for await_stopped
 };
 
 /// The command for checked items (rules::validate_declaration): each item's tree becomes its

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace z402::catalog {
 
@@ -22,8 +23,8 @@ class provider_directory {
   provider_actor get(const std::string& name);
   /// Forgets `name`; returns its actor (null when it had none).
   provider_actor remove(const std::string& name);
-  /// Sends every PROVIDER an exit.
-  void stop_all();
+  /// Sends every PROVIDER an exit; returns them, for a caller that waits until they are gone.
+  std::vector<provider_actor> stop_all();
 
  private:
   caf::actor_system& sys_;

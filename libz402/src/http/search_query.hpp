@@ -3,7 +3,7 @@
 // addressed by signed cursors: opaque, bound to the query and filters they were issued for,
 // valid 15 minutes.
 #include "z402/catalog/snapshot.hpp"
-#include "z402/http/list_query.hpp"
+#include "http/list_query.hpp"
 
 #include <cstdint>
 #include <optional>

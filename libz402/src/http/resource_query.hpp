@@ -2,7 +2,7 @@
 // GET /discovery/resource (catalog.md §4): every provider's item with one identity (type,
 // canonical resource, method or toolName), on the snapshot the list serves.
 #include "z402/catalog/snapshot.hpp"
-#include "z402/http/list_query.hpp"
+#include "http/list_query.hpp"
 
 #include <string>
 #include <string_view>

@@ -5,7 +5,7 @@
 // items (150 KB), and what kept it at three quarters of nginx sending the same bytes from its
 // page cache (benchmarks/results/profile.md). The file is written once and never again: pages
 // still in flight in the kernel keep their bytes even once the file is closed.
-#include "z402/http/etag_cache.hpp"
+#include "http/etag_cache.hpp"
 #include "z402/http/message.hpp"
 
 #include <sys/types.h>

@@ -3,7 +3,7 @@
 // Each returns nullopt when the value is valid, or the field and reason when it is not.
 #include "z402/config/rail_terms.hpp"
 #include "z402/error.hpp"
-#include "z402/wire/url.hpp"
+#include "wire/url.hpp"
 
 #include <boost/json/value.hpp>
 

@@ -2,7 +2,7 @@
 // GET /discovery/resources: its parameters (catalog.md §4, bazaar-wire.md §1) and its page.
 #include "z402/error.hpp"
 #include "z402/http/message.hpp"
-#include "z402/http/page_content.hpp"
+#include "http/page_content.hpp"
 #include "z402/catalog/snapshot.hpp"
 
 #include <array>

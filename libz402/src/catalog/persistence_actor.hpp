@@ -13,7 +13,7 @@
 // of that snapshot is written (payment_file.hpp); a failed append fails the save the same way.
 #include "z402/catalog/actors.hpp"
 #include "z402/catalog/catalog_file.hpp"
-#include "z402/catalog/coalescer.hpp"
+#include "catalog/coalescer.hpp"
 #include "z402/catalog/engine_context.hpp"
 
 #include <caf/all.hpp>

@@ -21,7 +21,7 @@
 // Superseded values go at once because waiting for them to turn cold held the budget: under a
 // write load that publishes a dozen versions a second, the last versions' files of 150 KB
 // filled the 8 MiB, and a quarter of the plain reads were answered as rendered, copied whole.
-#include "z402/http/page_content.hpp"
+#include "http/page_content.hpp"
 #include "z402/telemetry/metrics.hpp"
 
 #include <array>

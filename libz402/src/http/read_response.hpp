@@ -5,9 +5,9 @@
 // once per ETag (gzip_cache); a plain body over 4 KiB is written to a file once per ETag and
 // sent from it (page_files).
 #include "z402/catalog/snapshot.hpp"
-#include "z402/http/gzip_cache.hpp"
+#include "http/gzip_cache.hpp"
 #include "z402/http/message.hpp"
-#include "z402/http/page_file.hpp"
+#include "http/page_file.hpp"
 
 #include <array>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // SSE, no session: any node answers any request). Its tools read the same snapshot as the
 // HTTP reads, with the same filters, ranking and signed cursors; none ever fetches or calls a
 // provider's URL.
-#include "z402/http/handlers.hpp"
+#include "http/handlers.hpp"
 #include "z402/mcp/protocol.hpp"
 
 namespace z402::http {

@@ -17,7 +17,7 @@
 // count and carries no payment. A content change that brings payments of its own (a settle
 // that lists a new payment-only item) is published whole, counts and all.
 #include "z402/catalog/actors.hpp"
-#include "z402/catalog/coalescer.hpp"
+#include "catalog/coalescer.hpp"
 #include "z402/catalog/engine_context.hpp"
 
 #include <caf/all.hpp>

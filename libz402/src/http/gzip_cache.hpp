@@ -2,9 +2,9 @@
 // Compressed catalog pages: gzip (RFC 1952) of a page, made once per ETag and shared by every
 // io thread (etag_cache: a page being compressed by one reader is answered uncompressed to
 // the others, who do not wait; gzip is the client's offer, not a demand).
-#include "z402/http/etag_cache.hpp"
+#include "http/etag_cache.hpp"
 #include "z402/http/message.hpp"
-#include "z402/http/page_file.hpp"
+#include "http/page_file.hpp"
 
 #include <optional>
 

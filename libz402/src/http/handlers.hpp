@@ -3,18 +3,18 @@
 // current snapshot; declarations are parsed and checked on the checks thread (app_state::checks),
 // then cross to the PROVIDER actor; settles cross to SETTLE in batches (settle_batcher).
 #include "z402/auth/keyring.hpp"
-#include "z402/catalog/declaration_checker.hpp"
+#include "catalog/declaration_checker.hpp"
 #include "z402/catalog/engine.hpp"
 #include "z402/config/rail_terms.hpp"
-#include "z402/http/byte_budget.hpp"
+#include "http/byte_budget.hpp"
 #include "z402/http/handler.hpp"
-#include "z402/http/gzip_cache.hpp"
-#include "z402/http/page_file.hpp"
-#include "z402/http/search_query.hpp"
+#include "http/gzip_cache.hpp"
+#include "http/page_file.hpp"
+#include "http/search_query.hpp"
 #include "z402/http/server_metrics.hpp"
-#include "z402/http/settle_batcher.hpp"
+#include "http/settle_batcher.hpp"
 #include "z402/mcp/protocol.hpp"
-#include "z402/rules/rule_family.hpp"
+#include "rules/rule_family.hpp"
 #include "z402/telemetry/metrics.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
