@@ -1,5 +1,5 @@
-// Turns the raw outputs of benchmarks/curves into results/curves.md (the tables and the targets
-// of issue 13), results/curves.json and one PNG per curve (gnuplot).
+// Turns the raw outputs of benchmarks/curves into results/curves.md (the tables and their
+// targets), results/curves.json and one PNG per curve (gnuplot).
 //   node curves-report.mjs RAW_DIR RESULTS_DIR
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { execFileSync } from "node:child_process";

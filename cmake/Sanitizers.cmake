@@ -1,4 +1,4 @@
-# Instrumented builds (issue 15), each in a build directory of its own, with clang (g++ takes
+# Instrumented builds, each in a build directory of its own, with clang (g++ takes
 # 3.7 times as long to compile a translation unit with the sanitizers):
 #   -DZ402_SANITIZE=address,undefined -DZ402_FUZZ=ON   the library, the apps, the tests and the
 #       libFuzzer targets under ASan and UBSan: tests/sanitize/run runs the whole suite in it,

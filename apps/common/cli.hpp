@@ -35,7 +35,7 @@ void catalog_options(command& cmd, std::string& discovery);
 /// program should stop now: 0 after printing --help or --version, 2 after a usage error.
 std::optional<int> parse(command& cmd, const std::vector<std::string>& args, po::variables_map& vm);
 
-/// The --help text of `cmd` (the README's command reference is checked against it).
+/// The --help text of `cmd` (docs/reference.md's command reference is checked against it).
 std::string help_text(const command& cmd);
 
 /// "NAME: MESSAGE (see NAME --help)" on stderr; returns 2.

@@ -307,7 +307,7 @@ net::awaitable<void> settler(shared_state& s, lane_stats& lane, std::size_t id) 
     }
     auto body = s.settles[n % s.settles.size()].with_nonce(s.run_id + "-" + std::to_string(n));
     auto status = co_await conn.exchange(post("/discovery/settled", s.options.settle_key, body), &answer, why);
-    // Counted only when the catalog counted it: a 200 may carry a rejection (catalog.md §3).
+    // Counted only when the catalog counted it: a 200 may carry a rejection (docs/contract.md §3).
     if (status == 200 && answer.find(R"("status":"success")") == std::string::npos) why = "rejected: " + answer;
     record(s, lane, settle, status, why, due);  // open loop: from when it was due
   }

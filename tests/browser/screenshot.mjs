@@ -1,4 +1,4 @@
-// Takes the README's screenshot of the Services page over a realistic catalog: twelve services
+// Takes the screenshot of docs/agents.md of the Services page over a realistic catalog: twelve services
 // from four providers, declared and paid through the public API.
 //   Z402_BAZAAR=build/apps/z402-bazaar Z402_BROWSER_MODULES=~/.cache/z402-browser-tests/node_modules \
 //     node tests/browser/screenshot.mjs docs/services-page.png

@@ -1,13 +1,13 @@
 // The three programs' command lines (Boost.Program_options): --help on every command and
 // subcommand, --version, and usage errors refused with exit 2 and one line naming the option.
-// The README's command reference is the programs' own --help, checked here word for word.
+// The command reference (docs/reference.md) is the programs' own --help, checked here word for word.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { helpCommands, helpOf, programOf, reference } from "./lib/cli-reference.mjs";
 
-const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const readme = readFileSync(new URL("../../docs/reference.md", import.meta.url), "utf8");
 const run = (envName, args) => spawnSync(programOf(envName), args, { encoding: "utf8", timeout: 10000 });
 
 test("every command and subcommand answers --help with its usage, exit 0", () => {
@@ -67,11 +67,11 @@ test("unknown options, missing values and missing operands: exit 2, one line nam
   }
 });
 
-test("the README's command reference is the programs' --help, word for word", () => {
+test("the command reference (docs/reference.md) is the programs' --help, word for word", () => {
   const begin = "<!-- command reference: made by tests/e2e/lib/cli-reference.mjs -->\n";
   const end = "<!-- end of command reference -->";
   const at = readme.indexOf(begin);
-  assert.ok(at >= 0, "the README has a command reference section");
+  assert.ok(at >= 0, "docs/reference.md has the command reference");
   const section = readme.slice(at + begin.length, readme.indexOf(end, at));
   assert.equal(section, reference(), "regenerate it: node tests/e2e/lib/cli-reference.mjs");
   for (const [envName, words] of helpCommands) assert.ok(section.includes(helpOf(envName, words)));

@@ -1,4 +1,4 @@
-// More than one node (issue 16): a primary and two followers on loopback, one of them behind a
+// More than one node: a primary and two followers on loopback, one of them behind a
 // small TCP proxy the test controls, linked by mutual TLS under a cluster CA the test makes.
 // Followers serve the primary's catalog byte for byte under the same versions (so ETags match),
 // take no writes, keep serving when the primary is gone, and catch up: from the version they

@@ -1,4 +1,4 @@
-// Connection faults (issue 15): a connection limit at which the listener pauses instead of
+// Connection faults: a connection limit at which the listener pauses instead of
 // spinning, configurable idle and request timeouts, bounded memory for a client that never
 // reads its answers, and 10,000 idle connections with a new one still answered at once.
 import { test, after } from "node:test";
@@ -173,7 +173,7 @@ test("idle keep-alive connections and slow requests are closed after the configu
   }
 });
 
-// An idle plain connection holds no read buffer (issue 13: 4 KiB of each connection's 7 KB): it
+// An idle plain connection holds no read buffer (4 KiB of each connection's 7 KB): it
 // takes one when a request's first bytes arrive and gives it back once nothing more is buffered.
 test("idle keep-alive connections hold no read buffer, and their next requests are answered", async () => {
   const server = await startServer(dataDir());

@@ -353,7 +353,7 @@ CAF_TEST(a settle answered by its fallback gives its place back) {
   CAF_CHECK_EQUAL(answered, 5);
 }
 
-// A rail node that reports settles faster than the catalog answers them waits (issue 13): a
+// A rail node that reports settles faster than the catalog answers them waits: a
 // million settles queued without a bound held 760-910 MB. On real threads, with room for one
 // settle: A's handler holds the catalog's only thread, so B, sent after A was answered, stays
 // unanswered, and C, one past the bound, must wait until B is answered. Every settle here names
@@ -401,7 +401,7 @@ CAF_TEST(a settle past max_settles_in_flight waits until one in flight is answer
   CAF_CHECK_EQUAL(bounded.settles_in_flight(), 0u);
 }
 
-// A settle counts once (issue 16): the same payment reported again is answered as the first was
+// A settle counts once: the same payment reported again is answered as the first was
 // and counts nothing; what makes it the same payment is its paymentPayload, not its bytes.
 
 CAF_TEST(a payment reported again is answered success and not counted again) {

@@ -1,7 +1,7 @@
 #pragma once
-// One error model (issue 14): a stable code, the field at fault and the reason; and
+// One error model: a stable code, the field at fault and the reason; and
 // expected<T>, a value or such an error. The codes are the `error` of every JSON error the API
-// answers (catalog.md §4), so the HTTP status comes from the code, in one table (http_status),
+// answers (docs/contract.md §4), so the HTTP status comes from the code, in one table (http_status),
 // and callers compare codes, never message text. Inside the actor boundary the same codes travel
 // as caf::error (catalog/messages.hpp).
 //

@@ -1,5 +1,5 @@
 #pragma once
-// The cluster's mutual TLS (issue 16 point 4): checked once at start, then handed to CAF's
+// The cluster's mutual TLS: checked once at start, then handed to CAF's
 // OpenSSL module (libcaf_openssl), which makes every cluster link verify both ends against the
 // cluster CA and nothing else.
 //

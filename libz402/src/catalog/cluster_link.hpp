@@ -1,5 +1,5 @@
 #pragma once
-// Where the catalog's actors meet CAF's middleman (libcaf_io, BASP; issue 16): the primary
+// Where the catalog's actors meet CAF's middleman (libcaf_io, BASP): the primary
 // publishes its FEED, a follower reaches it. The actor system decides how: one that loaded
 // CAF's OpenSSL module (cluster_credentials::configure) links by mutual TLS under the cluster
 // CA, on any address; one with the middleman alone (`cfg.load<caf::io::middleman>()`) speaks

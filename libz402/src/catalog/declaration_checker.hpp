@@ -1,7 +1,7 @@
 #pragma once
 // Declaration bodies into declare commands, on the server's checks thread (http::app_state::
 // checks), checking again only the items that changed. A provider re-declares all its routes
-// when one changes (catalog.md §2), and the rules of one item, its bazaar schema compiled and
+// when one changes (docs/contract.md §2), and the rules of one item, its bazaar schema compiled and
 // applied, its content serialised and tokenised for search, were 11-13 ms of server CPU for 128
 // items of which one had changed (benchmarks/results/profile.md, "a changed declaration").
 // An item's checks depend only on the item and the context (rules::check_declared_item), so

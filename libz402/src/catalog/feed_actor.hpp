@@ -1,5 +1,5 @@
 #pragma once
-// FEED (on the primary, issue 16): every publication of the REGISTRY, as the changes a follower
+// FEED (on the primary): every publication of the REGISTRY, as the changes a follower
 // needs. It keeps the last `window` snapshots (items are shared between versions, so a snapshot
 // costs the vector of its pointers), so a follower that reconnects with a version still held gets
 // the changes since it; one that holds another epoch (the primary restarted) or a version too old
@@ -24,7 +24,7 @@ namespace z402::catalog {
 
 inline constexpr std::chrono::seconds feed_heartbeat{1};
 
-/// Changes and copies in flight to one follower at most (issue 16: back-pressure). Each REPLICA
+/// Changes and copies in flight to one follower at most (back-pressure). Each REPLICA
 /// says when it applied one; a follower with none left is sent nothing more, so its mailbox
 /// stays bounded however slow it is, and once it has applied one it is sent everything since
 /// as one change (the difference from what it was last sent, with the payments it is owed).

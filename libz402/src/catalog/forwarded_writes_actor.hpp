@@ -1,5 +1,5 @@
 #pragma once
-// WRITES (on the primary, issue 16 point 2): the writes followers forward, handed to this node's
+// WRITES (on the primary): the writes followers forward, handed to this node's
 // PROVIDERs and SETTLE exactly as the engine hands its own, and answered with their outcomes.
 // The FEED, the only actor other nodes reach, delegates them here, so a follower's request is
 // answered from here directly. Outcomes come back through completions on the PROVIDERs' and

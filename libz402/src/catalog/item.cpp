@@ -73,7 +73,7 @@ item::item(item_record record, std::int64_t today)
       serial_(next_serial()) {
   // The longest tail: listedBy "declaration", two times, 20 digits of paid calls.
   tail_.reserve(26 + 16 + 24 + 1 + 13 + 24 + 1 + 18 + 20 + 2);
-  // Provenance (issue 18): a route its provider declared, or one seen only in payments.
+  // Provenance: a route its provider declared, or one seen only in payments.
   tail_.append(record_.declared ? R"(,"listedBy":"declaration")" : R"(,"listedBy":"settlement")");
   tail_.append(R"(,"lastUpdated":")");
   wire::append_iso_ms(tail_, record_.last_updated_ms);

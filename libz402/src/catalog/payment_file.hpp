@@ -1,12 +1,12 @@
 #pragma once
 // The payments file beside the catalog file: the ids of the payments counted, so a payment
-// reported again after a restart is still not counted again (issue 16, payment_ledger.hpp).
+// reported again after a restart is still not counted again (payment_ledger.hpp).
 // Appended, never rewritten on the hot path: "z402pay1", then one 24-byte record per payment
 // (id high, id low, counted at Unix ms; each little-endian 64 bits) in the order counted.
 //
 // PERSISTENCE appends the payments of a snapshot (fdatasync) before it writes the catalog file
 // of that snapshot, so the file always holds at least the payments whose counts are on disk: a
-// crash may lose the last counts (catalog.md §6), never let a counted payment count twice. A
+// crash may lose the last counts (docs/contract.md §6), never let a counted payment count twice. A
 // torn append (a crash or a full disk mid-record) leaves a partial record at the end, which a
 // load ignores and the next append cuts off.
 #include "z402/catalog/payment_ledger.hpp"

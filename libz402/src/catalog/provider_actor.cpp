@@ -37,7 +37,7 @@ bool declares(const item_map& items) {
   return std::any_of(items.begin(), items.end(), [](auto& kv) { return kv.second->record().declared; });
 }
 
-// One more paid call today; yesterday's count starts again at 0 (catalog.md §5).
+// One more paid call today; yesterday's count starts again at 0 (docs/contract.md §5).
 void count_paid_call(item_record& r, std::int64_t now) {
   auto today = wire::utc_day(now);
   if (r.paid_day != today) {
@@ -109,7 +109,7 @@ void commit_in_place(self_ptr self, std::vector<std::pair<item_map::iterator, it
 item_map upsert(const provider_state& st, const declare_command& cmd, std::int64_t now) {
   auto today = wire::utc_day(now);
   item_map next;
-  // Payment-only items give way to the provider's first declaration (catalog.md §3); one
+  // Payment-only items give way to the provider's first declaration (docs/contract.md §3); one
   // that the declaration lists keeps its place and today's paid calls.
   item_map payment_only;
   for (auto& [key, it] : st.items) (it->record().declared ? next : payment_only).emplace(key, it);

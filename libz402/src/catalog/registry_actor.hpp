@@ -3,7 +3,7 @@
 // provider's new item set against the budgets (4,096 items, 16 MiB by default), keeps every
 // item in listing order, and publishes coalesced immutable snapshots.
 //
-// Two rhythms (issue 13): a change of content (a declaration, a delisting, an eviction) is
+// Two rhythms: a change of content (a declaration, a delisting, an eviction) is
 // published within the publication interval (1 ms) and answered once visible; a change that
 // only moves counts or lastSeen (settles, heartbeats) is answered at once and published at most
 // once per counts interval (250 ms), with the first after a quiet spell published at once. Each

@@ -1,5 +1,5 @@
 #pragma once
-// REPLICA (on a follower, issue 16): keeps this node's catalog equal to the primary's. It reaches
+// REPLICA (on a follower): keeps this node's catalog equal to the primary's. It reaches
 // the primary's FEED through its link (cluster_link.hpp), subscribes with the (epoch, version) it
 // holds, and applies the copy or the changes it is sent: the same items under the same version
 // numbers, published through the node's snapshot_store like the REGISTRY's and saved by its

@@ -4,7 +4,7 @@
 // batched: while a batch is being counted the next one collects, so a burst of settles costs
 // one commit per batch, and the order of events per provider is kept.
 //
-// A settle counts once (issue 16): a payment already counted (payment_ledger.hpp) is answered as
+// A settle counts once: a payment already counted (payment_ledger.hpp) is answered as
 // it was, success, and counts nothing; one reported again while it is being counted waits for
 // the first's outcome and gets the same answer. Only counted payments are remembered: a rejected
 // one counted nothing, so sending it again can at most count it once, as it should.

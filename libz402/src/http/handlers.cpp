@@ -235,7 +235,7 @@ response handle_read(app_state& app, const request& req, route r) {
   auto res = catalog_read(app, req, r, snap);
   if (app.engine.follower()) {
     // A follower's answer says which of the primary's versions it is and how long ago the
-    // primary was last heard from (issue 16): how stale it may be, while the primary is away too.
+    // primary was last heard from: how stale it may be, while the primary is away too.
     res.set("Z402-Snapshot-Version", std::to_string(snap->version));
     auto heard = app.engine.context().stats->primary_contact_ms.load(std::memory_order_relaxed);
     res.set("Z402-Snapshot-Age-Ms", heard ? std::to_string(app.engine.context().clock->now_ms() - heard) : "unknown");
@@ -245,7 +245,7 @@ response handle_read(app_state& app, const request& req, route r) {
 
 namespace {
 
-// A write that did not land. At a follower it means the primary was not reached (issue 16):
+// A write that did not land. At a follower it means the primary was not reached:
 // the client is told when to try again.
 response unavailable_write(const app_state& app, const std::string& why) {
   auto res = error_response(503, "unavailable", why);
@@ -347,7 +347,7 @@ void handle_delisting(app_state& app, const request& req, const auth::provider_r
 
 namespace {
 
-// The body and its base64 copy in EXTENSION-RESPONSES (bazaar-wire.md). A counted or repeated
+// The body and its base64 copy in EXTENSION-RESPONSES (docs/wire.md §4). A counted or repeated
 // payment's answer never changes, so it is made once rather than built, serialised and encoded
 // on the CAF thread for every settle (answering was 6 % of the server's samples at 35k settles/s;
 // made once, a settle costs 1-4 % less server CPU, e187d22).
@@ -371,10 +371,10 @@ void handle_settlement(app_state& app, const request& req, std::function<void(re
   // Its tree in one arena: made with two allocations here, freed without a walk by the catalog.
   auto event = rules::parse_settlement(req.body());
   if (!event) return reply(invalid_request(event.error().message(), std::nullopt, event.error().field, event.error().reason));
-  // No admission control here: a valid settle event never gets a 5xx (catalog.md §3). What is
+  // No admission control here: a valid settle event never gets a 5xx (docs/contract.md §3). What is
   // in flight is bounded all the same, by the connections and their pipeline limit.
   auto done = [&app, reply](catalog::settle_outcome outcome) {
-    // A valid settle is answered 200 either way (catalog.md §3), except at a follower that did
+    // A valid settle is answered 200 either way (docs/contract.md §3), except at a follower that did
     // not reach its primary: nothing was counted, and the rail node must try again.
     if (app.engine.follower() && outcome.state == catalog::settle_outcome::status::rejected &&
         outcome.cause == catalog::settle_rejection::unavailable)

@@ -49,7 +49,7 @@ struct app_state {
   cursor_signer cursors;  // search cursors, signed with a key made at start
   settle_batcher& settles;
   /// Where declarations are parsed and checked: up to 17 MiB of JSON and a schema per item
-  /// take milliseconds, which on the io thread every read would wait behind (issue 7).
+  /// take milliseconds, which on the io thread every read would wait behind.
   boost::asio::any_io_executor checks;
   /// Used only on `checks`: an item declared as it was last time is not checked again.
   catalog::declaration_checker checker;
@@ -68,7 +68,7 @@ struct app_state {
   gzip_cache gzip{gzip_cache_budget};    // compressed catalog pages, shared by the io threads
   page_files pages{page_files_budget};  // plain catalog pages in files, for sendfile
   std::string_view scheme = "http";  // "https" when the server speaks TLS: its own origin, for MCP's Origin check
-  /// More than one node (issue 16): "primary" (it publishes a FEED), "follower" (engine.follower())
+  /// More than one node: "primary" (it publishes a FEED), "follower" (engine.follower())
   /// or "standalone"; /health says it.
   std::string_view role = "standalone";
 };

@@ -1,5 +1,5 @@
 #pragma once
-// GET /discovery/resources: its parameters (catalog.md §4, bazaar-wire.md §1) and its page.
+// GET /discovery/resources: its parameters (docs/contract.md §4, docs/wire.md §1) and its page.
 #include "z402/error.hpp"
 #include "z402/http/message.hpp"
 #include "http/page_content.hpp"

@@ -2,7 +2,7 @@
 // What a list page's bytes are made of: its items (each version by its serial, never reused in
 // a run), how many items match, and its limit and offset. Two snapshots' pages with the same
 // content are the same bytes, so a page a new version did not change takes the value made for
-// the old one (compressed, or in a file) instead of making it again (issue 13: every version
+// the old one (compressed, or in a file) instead of making it again (every version
 // made the 41 pages of the write load compress again, zlib 17 % of the server's samples with
 // only heartbeats and changed declarations coming in).
 #include <cstddef>

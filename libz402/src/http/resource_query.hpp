@@ -1,5 +1,5 @@
 #pragma once
-// GET /discovery/resource (catalog.md §4): every provider's item with one identity (type,
+// GET /discovery/resource (docs/contract.md §4): every provider's item with one identity (type,
 // canonical resource, method or toolName), on the snapshot the list serves.
 #include "z402/catalog/snapshot.hpp"
 #include "http/list_query.hpp"

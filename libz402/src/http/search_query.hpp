@@ -1,5 +1,5 @@
 #pragma once
-// GET /discovery/search (bazaar-wire.md §2), on the snapshot the list serves. Search pages are
+// GET /discovery/search (docs/wire.md §2), on the snapshot the list serves. Search pages are
 // addressed by signed cursors: opaque, bound to the query and filters they were issued for,
 // valid 15 minutes.
 #include "z402/catalog/snapshot.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// GET / and /services: the Services page (catalog.md §9), and its /assets/. The page reads
+// GET / and /services: the Services page (docs/contract.md §9), and its /assets/. The page reads
 // the public list like any client; every answer carries a strict Content-Security-Policy
 // (scripts and styles from this origin only, no inline code, no remote origins, no frames).
 #include "z402/http/message.hpp"

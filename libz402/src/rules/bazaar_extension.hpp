@@ -1,5 +1,5 @@
 #pragma once
-// extensions.bazaar as official facilitators validate it (bazaar-wire.md §3): no remote $ref
+// extensions.bazaar as official facilitators validate it (docs/wire.md §3): no remote $ref
 // or $id, `info` valid against `schema` (valijson), protocol checks, bounded sizes.
 #include "z402/error.hpp"
 

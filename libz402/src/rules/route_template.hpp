@@ -1,6 +1,6 @@
 #pragma once
 // A seller's routeTemplate ("/users/:id") replaces the concrete path in the catalog, so it must
-// not smuggle traversal or another origin in (bazaar-wire.md §3).
+// not smuggle traversal or another origin in (docs/wire.md §3).
 #include <string_view>
 
 namespace z402::rules {

@@ -106,7 +106,7 @@ expected<echo_view> read_echo(const flat_json& doc) {
     e.bazaar = doc.member(object_at(doc, e.payload, "extensions"), "bazaar");
     e.input = object_at(doc, object_at(doc, e.bazaar, "info"), "input");
     if (auto rt = doc.string_at(doc.member(e.bazaar, "routeTemplate")); rt && is_valid_route_template(*rt))
-      e.route_template = *rt;  // an invalid template is ignored (bazaar-wire.md §3)
+      e.route_template = *rt;  // an invalid template is ignored (docs/wire.md §3)
     e.input_path = "paymentPayload.extensions.bazaar.info.input";
   } else {
     // v1: the resource and the discovery data live in the requirements.

@@ -48,7 +48,7 @@ class flat_json {
   /// The value at `at` with every object's keys in byte order and no white space, appended to
   /// `out`: two documents that differ only in key order or spacing have the same canonical
   /// text (a payment's identity, rules/settlement.hpp). The text Boost's tree gave before
-  /// (issue 13): integers as they read, doubles in Boost's shortest round trip, strings escaped
+  ///: integers as they read, doubles in Boost's shortest round trip, strings escaped
   /// only where JSON must be ('"', '\\', below 0x20 as \u00XX).
   void write_canonical(index at, std::string& out) const;
 

@@ -79,7 +79,7 @@ struct duplicate_key_finder {
 // of every key read and a note of any number beyond a double's range). Boost 1.81's value_stack
 // keeps the last of two duplicate keys, so a document that repeated a key holds fewer keys than
 // were read: the one check a clean document pays for is a walk of the tree it already built,
-// not a second parse of its text (issue 13: settles over HTTP parse each body once).
+// not a second parse of its text (settles over HTTP parse each body once).
 struct counting_builder {
   static constexpr std::size_t max_object_size = boost::json::object::max_size();
   static constexpr std::size_t max_array_size = boost::json::array::max_size();

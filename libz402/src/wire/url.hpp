@@ -1,6 +1,6 @@
 #pragma once
 // Absolute URLs as the catalog sees them, and the canonical resource that gives an item its
-// identity (catalog.md §2, bazaar-wire.md §3.5).
+// identity (docs/contract.md §2, docs/wire.md §3.5).
 #include "z402/error.hpp"
 
 #include <optional>

@@ -1,6 +1,6 @@
-// The README's command reference, made from the programs' own --help: `node
+// The command reference of docs/reference.md, made from the programs' own --help: `node
 // tests/e2e/lib/cli-reference.mjs` prints it (with Z402_BAZAAR, Z402_DEMO and Z402_DISCOVER
-// naming the built programs); tests/e2e/cli.test.mjs checks the README holds it unchanged.
+// naming the built programs); tests/e2e/cli.test.mjs checks docs/reference.md holds it unchanged.
 import { execFileSync } from "node:child_process";
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";

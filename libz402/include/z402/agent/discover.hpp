@@ -1,5 +1,5 @@
 #pragma once
-// The agent's choice, made on its own machine (catalog.md §8): rank the catalog by word
+// The agent's choice, made on its own machine (docs/contract.md §8): rank the catalog by word
 // overlap with the intent, and show each resource in terms a person can act on. Every text
 // that came from the catalog is made terminal-safe before it is shown, in text or JSON.
 #include <boost/json/object.hpp>
@@ -24,7 +24,7 @@ struct ranking {
 
 ranking rank(const std::vector<boost::json::object>& items, std::string_view intent);
 
-/// Liveness from lastSeen (catalog.md §5): up <= 75 s, late <= 300 s, down beyond; none, an
+/// Liveness from lastSeen (docs/contract.md §5): up <= 75 s, late <= 300 s, down beyond; none, an
 /// unreadable timestamp or one more than 90 s in the future: no status.
 struct activity {
   std::string status;  // up | late | down | "" (none)

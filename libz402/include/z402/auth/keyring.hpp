@@ -1,5 +1,5 @@
 #pragma once
-// Provider records (catalog.md §1): name, payTo and the SHA-256 of the one API key, in their
+// Provider records (docs/contract.md §1): name, payTo and the SHA-256 of the one API key, in their
 // own file beside the catalog (never lost to a catalog rebuild). The CLI edits the file under
 // a lock; a running server re-reads it when it changes (key_store::reload).
 #include "z402/error.hpp"

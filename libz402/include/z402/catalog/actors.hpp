@@ -72,7 +72,7 @@ using replica_feed_actor = caf::typed_actor<
     /// follower whose own differ forwards no writes and says so.
     caf::reacts_to<atom::checks, std::string>>;
 
-/// The writes a follower forwards to its primary (issue 16 point 2): authenticated and checked
+/// The writes a follower forwards to its primary: authenticated and checked
 /// at the follower, so the rules' CPU stays off the primary; the answer is the primary's.
 using forwarded_writes = caf::typed_actor<
     /// REPLICA: (provider, its checked declaration) for that provider's PROVIDER.

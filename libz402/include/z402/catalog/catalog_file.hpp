@@ -1,9 +1,9 @@
 #pragma once
-// The embedded store (catalog.md §6): one JSON file and its journal. The file keeps what a
+// The embedded store (docs/contract.md §6): one JSON file and its journal. The file keeps what a
 // restart needs: owner, listing order, lastSeen, lastUpdated and today's paid calls of every
 // item. It is written whole (atomically) at a run's first save and whenever its journal has
 // grown past it; every other save appends to the journal only what changed since the last one
-// (issue 13: a save cost the whole catalog each second, a quarter of the server's time at
+// (a save cost the whole catalog each second, a quarter of the server's time at
 // 65,536 items). A count or a heartbeat is a line of six numbers, not the item.
 #include "z402/catalog/item.hpp"
 #include "z402/catalog/snapshot.hpp"

@@ -42,7 +42,7 @@ struct engine_options {
   /// the FEED's window resumes with the changes since, not a copy.
   std::uint64_t initial_epoch = 0;
   std::uint64_t initial_version = 0;
-  /// A follower of the primary at this address (issue 16): its catalog is the primary's, kept by
+  /// A follower of the primary at this address: its catalog is the primary's, kept by
   /// a REPLICA; no PROVIDER runs and nothing is written here. Empty: this node writes.
   std::optional<config::listen_address> follow;
   /// A follower's: the primary's keyring file text, each time it arrives (on the REPLICA's
@@ -55,7 +55,7 @@ struct engine_options {
   /// await their answer at once; the call that would pass it waits until one is answered (0 is
   /// taken as 1). Without a bound, a rail node that reports faster than the catalog counts
   /// queued them all: a million settles held 760-910 MB, and the catalog's thread, reading
-  /// that cold memory, fell further behind (issue 13, z402-bench-engine). So call settle from a
+  /// that cold memory, fell further behind (z402-bench-engine). So call settle from a
   /// thread of your own, not from an actor of the system the engine runs in, which could wait
   /// for itself. The HTTP layer's batches are not counted here: its connections bound them.
   std::size_t max_settles_in_flight = 4096;
@@ -72,7 +72,7 @@ class engine {
   /// Readers load snapshots here without waiting for any actor.
   const snapshot_store& snapshots() const { return *store_; }
 
-  /// Who receives payments at which payTo (catalog.md §3: the provider is the one whose payTo
+  /// Who receives payments at which payTo (docs/contract.md §3: the provider is the one whose payTo
   /// is paymentRequirements.payTo). Replaces the previous map.
   void set_payees(payee_map payees);
 
@@ -126,7 +126,7 @@ class engine {
   /// the primary, which answers them.
   bool follower() const { return static_cast<bool>(replica_); }
 
-  /// The FEED of a primary, spawned on the first call (issue 16): publish it with
+  /// The FEED of a primary, spawned on the first call: publish it with
   /// catalog::publish_feed. Its epoch is this run's (engine_context::epoch).
   feed_remote_actor feed();
 

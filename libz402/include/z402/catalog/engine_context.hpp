@@ -35,7 +35,7 @@ struct catalog_stats {
   std::atomic<std::uint64_t> save_failures{0};
   std::atomic<std::int64_t> save_failing_since_ms{0};  // Unix ms of the first failure since the last success; 0: saving works
   std::atomic<std::shared_ptr<const std::string>> last_save_error;  // the latest failure's reason
-  // More than one node (issue 16). A primary: how many followers its FEED feeds. A follower: the
+  // More than one node. A primary: how many followers its FEED feeds. A follower: the
   // link to its primary (replica_actor.hpp's primary_link) and when the primary was last heard.
   std::atomic<std::size_t> followers{0};
   std::atomic<primary_link> primary{primary_link::none};
@@ -67,7 +67,7 @@ struct engine_context {
 
 /// What a declaration is checked against where it arrives: the terms, plain-http resources
 /// allowed or not, the items a provider may declare. A follower checks declarations for its
-/// primary (issue 16), so the two must agree; the FEED sends the primary's, and a follower whose
+/// primary, so the two must agree; the FEED sends the primary's, and a follower whose
 /// own differ forwards no writes. Readable: it goes into the log line that says so.
 std::string checks_of(const engine_context& ctx);
 

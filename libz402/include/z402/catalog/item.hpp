@@ -17,14 +17,14 @@
 namespace z402::catalog {
 
 // The content keeps its JSON text, not a JSON tree: a tree costs several times the text, and
-// nothing after admission needs one (issue 7: peak RSS at most 3x the serialised catalog).
+// nothing after admission needs one (peak RSS at most 3x the serialised catalog).
 struct item_content {
   std::string json;            // DiscoveryResource fields without lastUpdated, lastSeen, paidCallsToday
-  // Its keys in the filter index, extracted once (bazaar-wire.md §1: any accepts entry
+  // Its keys in the filter index, extracted once (docs/wire.md §1: any accepts entry
   // matches): "field\x1fvalue" for each of an accepts entry's payTo, scheme, network and asset,
   // "extensions\x1fname" for each extension. Packed in one string, each key behind its length
   // (a varint), since a string and a pair per fact cost about 300 bytes an item more
-  // (issue 13: peak RSS at most 3x the serialised catalog).
+  // (peak RSS at most 3x the serialised catalog).
   std::string filter_keys;
   std::vector<std::pair<std::string, std::uint64_t>> prices;  // (asset, amount) of each accepts entry
   std::string unit;            // extensions.z402.unit, what a price is per ("" when not declared)

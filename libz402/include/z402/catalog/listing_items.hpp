@@ -1,7 +1,7 @@
 #pragma once
 // The catalog's items in listing order, as a snapshot holds them: in chunks of up to 256 that
 // versions share. A publication copies one pointer per chunk, and a change copies only the
-// chunks it touches (issue 13: at 65,536 items, copying the whole list of item pointers at each
+// chunks it touches (at 65,536 items, copying the whole list of item pointers at each
 // publication, and releasing the old one, was 29 % of the server's samples under changed
 // declarations). Every chunk is full but the last, so finding a position is a division.
 #include "z402/catalog/item.hpp"

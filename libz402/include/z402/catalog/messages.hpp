@@ -60,7 +60,7 @@ struct write_outcome {
 using write_completion = completion<write_outcome>;
 
 /// What changed among one provider's items: only these cross to the REGISTRY.
-/// A whole catalog as a follower takes it (issue 16): the primary's epoch (drawn at each start)
+/// A whole catalog as a follower takes it: the primary's epoch (drawn at each start)
 /// and version, its items in listing order. Items travel with the day they were rendered for,
 /// so a follower serves the same bytes under the same version, and ETags match across nodes.
 struct catalog_copy {
@@ -108,7 +108,7 @@ struct item_change {
 /// Why a settle event was not catalogued, as a stable code (metrics count by it; the reason
 /// text says which field and which rule, and may name a payTo, so it is never a label).
 /// Not an errc on purpose: a rejected settle is not an error of the request. The rail node gets
-/// 200 with `bazaar.status: rejected` (bazaar-wire.md: the payment happened either way), and
+/// 200 with `bazaar.status: rejected` (docs/wire.md §4: the payment happened either way), and
 /// these causes are the settle's own vocabulary (`rejectedReason`, the metric's label), finer
 /// than the API's error codes.
 enum class settle_rejection : std::uint8_t {

@@ -1,5 +1,5 @@
 #pragma once
-// Files that must never be seen half-written (catalog.md §6): write a temporary file beside
+// Files that must never be seen half-written (docs/contract.md §6): write a temporary file beside
 // the target, fsync it, rename it over the target, fsync the directory.
 #include "z402/error.hpp"
 

@@ -13,7 +13,7 @@
 namespace z402::config {
 
 /// The cluster's credentials (config `cluster`): all three, or none. With them every cluster
-/// link is mutual TLS under that CA; without, links are plain and loopback only (issue 16).
+/// link is mutual TLS under that CA; without, links are plain and loopback only.
 struct cluster_files {
   std::filesystem::path ca;    // PEM: the cluster CA's certificates; the only ones trusted
   std::filesystem::path cert;  // PEM: this node's certificate (then its chain), signed by `ca`
@@ -45,7 +45,7 @@ struct bazaar_config {
   std::size_t declaration_bytes_in_flight = 4u << 20;
   std::filesystem::path tls_certificate;  // both set: HTTPS (PEM chain and key)
   std::filesystem::path tls_key;
-  // More than one node (issue 16): a primary publishes its FEED here; a follower follows the
+  // More than one node: a primary publishes its FEED here; a follower follows the
   // primary whose FEED is there. At most one of the two.
   std::optional<listen_address> cluster_listen;
   std::optional<listen_address> follow;

@@ -1,5 +1,5 @@
 #pragma once
-// Every bound of the catalog in one place (catalog.md §2, §3, §5). Configurable; these are the
+// Every bound of the catalog in one place (docs/contract.md §2, §3, §5). Configurable; these are the
 // defaults.
 #include <chrono>
 #include <cstddef>
@@ -12,7 +12,7 @@ struct catalog_limits {
   std::size_t max_catalog_bytes = 16u << 20;        // serialised items
   std::size_t max_payment_items_per_provider = 8;   // listed from payments alone
   std::chrono::milliseconds retention = std::chrono::hours{24 * 7};
-  /// A payment reported again within this long is not counted again (issue 16), for at most
+  /// A payment reported again within this long is not counted again, for at most
   /// this many payments, the oldest forgotten first: about 32 bytes each in memory, 24 on disk.
   std::chrono::milliseconds payment_memory = std::chrono::hours{24};
   std::size_t max_remembered_payments = 1u << 20;

@@ -1,6 +1,6 @@
 #pragma once
 // The rail's terms, set by the operator: what every accepts entry must carry besides payTo,
-// amount and maxTimeoutSeconds (catalog.md §1).
+// amount and maxTimeoutSeconds (docs/contract.md §1).
 #include "z402/error.hpp"
 
 #include <boost/json/object.hpp>

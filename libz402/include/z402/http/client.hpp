@@ -24,7 +24,7 @@ struct client_request {
 };
 
 /// A catalog's base URL joined with one of its endpoints ("/discovery/resources"): the base's
-/// path is kept as a prefix (bazaar-wire.md §1), its trailing slashes dropped.
+/// path is kept as a prefix (docs/wire.md §1), its trailing slashes dropped.
 std::string endpoint_url(std::string_view base, std::string_view path);
 
 /// An answer as received (the server side's response type gathers; this one owns its body).

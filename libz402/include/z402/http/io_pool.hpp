@@ -2,7 +2,7 @@
 // The io threads: one io_context per thread, as Asio's io_context-per-core design has it. A
 // connection is accepted onto one context and only that context's thread runs its handlers,
 // so a session needs no strand: no strand lock, no shared strand state copied into every
-// handler, no two threads contending for one scheduler (issue 13: the strand and its executor
+// handler, no two threads contending for one scheduler (the strand and its executor
 // copies were a tenth of a gzip'd read's server time; benchmarks/results/profile.md).
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>

@@ -21,7 +21,7 @@ using request_header = bhttp::request_header<>;
 /// A response body. Usually just the text it owns (it is a std::string, so every answer is
 /// built and read as one). A catalog read instead sends that text, then `pieces` of an
 /// immutable snapshot, then `suffix`, in one gather write, and keeps the snapshot alive until
-/// written: a page of 100 items (150 KB) is never copied into one buffer (issue 7).
+/// written: a page of 100 items (150 KB) is never copied into one buffer.
 class response_text : public std::string {
  public:
   using std::string::string;

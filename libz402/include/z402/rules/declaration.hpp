@@ -1,5 +1,5 @@
 #pragma once
-// POST /discovery/declarations, checked field by field (catalog.md §2). The first failure
+// POST /discovery/declarations, checked field by field (docs/contract.md §2). The first failure
 // refuses the whole declaration; on success every item is normalised and carries its identity.
 #include "z402/config/rail_terms.hpp"
 #include "z402/error.hpp"

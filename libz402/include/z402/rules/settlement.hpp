@@ -1,5 +1,5 @@
 #pragma once
-// A settled payment as the catalog needs it (catalog.md §3, bazaar-wire.md §4): whose it is
+// A settled payment as the catalog needs it (docs/contract.md §3, docs/wire.md §4): whose it is
 // (paymentRequirements.payTo), which item it names (canonical URL + routeTemplate, method or
 // toolName), and the payer's echoed metadata, kept raw: it is checked with the declaration rules
 // only if it is about to create a payment-only item.

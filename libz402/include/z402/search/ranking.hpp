@@ -1,5 +1,5 @@
 #pragma once
-// BM25F over an item's fields (catalog.md §4, issue 4). A term counts once per field however
+// BM25F over an item's fields (docs/contract.md §4). A term counts once per field however
 // often it is repeated there; a field is normalised by its length with the repeats, and a field
 // that is mostly repeats (keyword stuffing) loses weight: neither repeating nor piling up
 // keywords buys rank.
@@ -55,7 +55,7 @@ struct hit {
 
 /// The searchable documents of one catalog version, and the lists of each term's documents.
 /// What a term adds to a document's score there depends on that document alone (its fields and
-/// their lengths; catalog.md §4), and on how many documents hold the term (its idf, taken when
+/// their lengths; docs/contract.md §4), and on how many documents hold the term (its idf, taken when
 /// a query asks): so a new version's index is the previous one's with the lists of the changed
 /// documents' terms redone (`updated`), and a list no change touched is shared with it.
 class index {

@@ -1,5 +1,5 @@
 #pragma once
-// Standard RFC 4648 base64 with padding, as x402 headers carry JSON (bazaar-wire.md §4).
+// Standard RFC 4648 base64 with padding, as x402 headers carry JSON (docs/wire.md §4).
 #include <optional>
 #include <string>
 #include <string_view>

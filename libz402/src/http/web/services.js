@@ -7,7 +7,7 @@ const PAGE = 1000;          // items per request (the server's maximum)
 const MAX_PAGES = 20;       // a bound on one refresh, whatever pagination says
 const REFRESH_MS = 10000;
 const CHUNK = 150;          // rows rendered per frame: 4,096 items never freeze the page
-const UP_S = 75, LATE_S = 300, FUTURE_S = 90;  // catalog.md §5
+const UP_S = 75, LATE_S = 300, FUTURE_S = 90;  // docs/contract.md §5
 
 const state = { items: [], groups: [], etag: null, expanded: new Set(), filter: "", renderToken: 0, rowsByKey: new Map() };
 
