@@ -3,7 +3,7 @@
 #include "commands.hpp"
 
 #include "z402/auth/keyring.hpp"
-#include "z402/catalog/wall_clock.hpp"
+#include "z402/core/wall_clock.hpp"
 #include "z402/wire/iso_time.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -29,7 +29,7 @@ int provider_list(const config::bazaar_config& cfg) {
 }
 
 int provider_add(const config::bazaar_config& cfg, const std::string& name, const std::string& pay_to) {
-  auto key = auth::add_provider(cfg.data_dir, name, pay_to, catalog::system_wall_clock{}.now_ms());
+  auto key = auth::add_provider(cfg.data_dir, name, pay_to, system_wall_clock{}.now_ms());
   if (!key) return failed("provider add", key.error());
   std::cerr << "provider " << name << " added; its key is shown once, below" << std::endl;
   std::cout << *key << std::endl;
@@ -51,7 +51,7 @@ int provider_remove(const config::bazaar_config& cfg, const std::string& name) {
 }
 
 int settle_key_create(const config::bazaar_config& cfg) {
-  auto key = auth::create_settle_key(cfg.data_dir, catalog::system_wall_clock{}.now_ms());
+  auto key = auth::create_settle_key(cfg.data_dir, system_wall_clock{}.now_ms());
   if (!key) return failed("settle-key create", key.error());
   std::cerr << "settle key created; give it to the rail node that reports settlements; it is shown once, below" << std::endl;
   std::cout << *key << std::endl;

@@ -1,7 +1,7 @@
 #include "demo_routes.hpp"
 
 #include "http/list_query.hpp"
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 #include "z402/wire/json.hpp"
 
 #include <boost/json.hpp>
@@ -27,7 +27,7 @@ kit::route_answer quote(const kit::route_call& call) {
     if (!std::isalnum(c)) return bad_input("symbol", "must be letters and digits");
   std::string symbol;
   for (unsigned char c : it->second) symbol += static_cast<char>(std::toupper(c));
-  auto digest = auth::sha256_hex(symbol);
+  auto digest = crypto::sha256_hex(symbol);
   unsigned cents = 0;
   std::from_chars(digest.data(), digest.data() + 6, cents, 16);
   cents %= 1'000'000;

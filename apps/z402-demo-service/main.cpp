@@ -4,7 +4,7 @@
 #include "../common/cli.hpp"
 #include "demo_routes.hpp"
 
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 #include "z402/config/listen_address.hpp"
 #include "z402/config/rail_terms.hpp"
 #include "z402/http/access_log.hpp"
@@ -104,7 +104,7 @@ int pay(const std::vector<std::string>& args) {
     std::cerr << "z402-demo-service pay: PAYMENT-REQUIRED is not a PaymentRequired" << std::endl;
     return 1;
   }
-  auto payment = kit::dev_payment_header(*secret, required->get_object(), auth::random_key(""));
+  auto payment = kit::dev_payment_header(*secret, required->get_object(), crypto::random_key(""));
   if (vm.count("show-payment")) std::cerr << "payment: " << payment << std::endl;
   req.headers.emplace_back("PAYMENT-SIGNATURE", payment);
   auto second = client.fetch(req, deadline, budget);

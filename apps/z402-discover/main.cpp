@@ -6,7 +6,7 @@
 #include "z402/agent/catalog_reader.hpp"
 #include "z402/agent/discover.hpp"
 #include "z402/agent/private_mcp.hpp"
-#include "z402/catalog/wall_clock.hpp"
+#include "z402/core/wall_clock.hpp"
 
 #include <iostream>
 
@@ -29,7 +29,7 @@ int serve_mcp(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
   http::client client{!vm.count("insecure")};
-  auto now = [] { return catalog::system_wall_clock{}.now_ms(); };
+  auto now = [] { return system_wall_clock{}.now_ms(); };
   agent::catalog_copy copy{[&] { return agent::read_catalog(client, discovery, agent::read_limits{}); }, now};
   auto server = agent::make_private_mcp(copy, now);
   std::string line;
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
     return 3;
   }
   auto ranked = agent::rank(read.items, intent);
-  auto now = catalog::system_wall_clock{}.now_ms();
+  auto now = system_wall_clock{}.now_ms();
   std::vector<agent::resource_line> lines;
   lines.reserve(read.items.size());
   for (auto pos : ranked.order) lines.push_back(agent::line_of(read.items[pos], now, ranked.scores[pos]));

@@ -3,7 +3,7 @@
 //   exit 0: listed and matching its 402; 1: not listed or differing; 2: usage; 3: the route
 //   or the catalog could not be read.
 #include "../common/cli.hpp"
-#include "z402/catalog/wall_clock.hpp"
+#include "z402/core/wall_clock.hpp"
 #include "z402/seller/route_check.hpp"
 
 #include <iostream>
@@ -43,7 +43,7 @@ int check(const std::vector<std::string>& args) {
   if (http::bhttp::string_to_verb(req.method) == http::bhttp::verb::unknown)
     return cli::usage_error(cmd, "--method: unknown method " + method);
   http::client client{!vm.count("insecure")};
-  auto report = seller::check_route(client, req, catalog::system_wall_clock{}.now_ms());
+  auto report = seller::check_route(client, req, system_wall_clock{}.now_ms());
   std::cout << (vm.count("json") ? seller::render_json(report) : seller::render_text(report));
   return report.exit_code;
 }

@@ -1,7 +1,7 @@
 #define CAF_SUITE catalog
 #include "engine_fixture.hpp"
 
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 #include "z402/catalog/catalog_file.hpp"
 #include "catalog/declaration_checker.hpp"
 #include "z402/config/atomic_file.hpp"
@@ -322,7 +322,7 @@ CAF_TEST(paidCallsToday reads 0 from midnight UTC without any traffic) {
   r.last_updated_ms = evening;
   r.paid_calls = 5;
   r.paid_day = wire::utc_day(evening);
-  wall = std::make_shared<catalog::manual_wall_clock>(evening);
+  wall = std::make_shared<manual_wall_clock>(evening);
   start_engine({}, {r});
   auto paid = [&] { return served(snap()->items.at(0)).at("paidCallsToday").as_int64(); };
   CAF_CHECK_EQUAL(paid(), 5);

@@ -8,7 +8,7 @@
 
 #include "fixtures.hpp"
 #include "z402/catalog/engine.hpp"
-#include "z402/catalog/wall_clock.hpp"
+#include "z402/core/wall_clock.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -30,10 +30,10 @@ struct catalog_config : caf::actor_system_config {
 
 struct engine_fixture : test_coordinator_fixture<catalog_config> {
   config::rail_terms terms = config::default_rail_terms();
-  std::shared_ptr<catalog::manual_wall_clock> wall;
+  std::shared_ptr<manual_wall_clock> wall;
   std::unique_ptr<catalog::engine> engine;
 
-  explicit engine_fixture(std::int64_t start = start_ms) : wall(std::make_shared<catalog::manual_wall_clock>(start)) {}
+  explicit engine_fixture(std::int64_t start = start_ms) : wall(std::make_shared<manual_wall_clock>(start)) {}
   ~engine_fixture() override {
     engine.reset();  // sends the exits before the coordinator's final run (timers re-arm otherwise)
   }

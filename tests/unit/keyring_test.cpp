@@ -1,7 +1,7 @@
 #define CAF_SUITE keyring
 #include "test.hpp"
 
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 #include "z402/auth/keyring.hpp"
 #include "z402/config/atomic_file.hpp"
 
@@ -33,7 +33,7 @@ CAF_TEST(keys are random and prefixed and stored only as hashes) {
   auto text = config::read_file(auth::keyring_path(dir.path));
   CAF_REQUIRE(text);
   CAF_CHECK(text->find(*key) == std::string::npos);
-  CAF_CHECK(text->find(auth::sha256_hex(*key)) != std::string::npos);
+  CAF_CHECK(text->find(crypto::sha256_hex(*key)) != std::string::npos);
 }
 
 CAF_TEST(names and payTo are checked and unique) {
@@ -128,8 +128,8 @@ CAF_TEST(a malformed keyring keeps the previous keys) {
 }
 
 CAF_TEST(constant time comparison compares) {
-  CAF_CHECK(auth::constant_time_equal("abc", "abc"));
-  CAF_CHECK(!auth::constant_time_equal("abc", "abd"));
-  CAF_CHECK(!auth::constant_time_equal("abc", "abcd"));
-  CAF_CHECK_EQUAL(auth::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CAF_CHECK(crypto::constant_time_equal("abc", "abc"));
+  CAF_CHECK(!crypto::constant_time_equal("abc", "abd"));
+  CAF_CHECK(!crypto::constant_time_equal("abc", "abcd"));
+  CAF_CHECK_EQUAL(crypto::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }

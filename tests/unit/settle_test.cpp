@@ -240,7 +240,7 @@ CAF_TEST(x402 v1 settle bodies are understood and normalised) {
 }
 
 CAF_TEST(the UTC day rolls over between two settles) {
-  wall = std::make_shared<catalog::manual_wall_clock>(start_ms + 14 * 3'600'000LL - 1000);  // 23:59:59.000
+  wall = std::make_shared<manual_wall_clock>(start_ms + 14 * 3'600'000LL - 1000);  // 23:59:59.000
   start({});
   declare("p1", pay_one, array{test::valid_item(terms, "https://a.example.com/x")});
   settle(body(pay_one, "https://a.example.com/x"));

@@ -15,7 +15,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// A provider key as auth::random_key makes them: a prefix and 43 base64url characters.
+// A provider key as crypto::random_key makes them: a prefix and 43 base64url characters.
 const std::string key = "z402pk_Ab3-_xYz0123456789abcdefghijklmnopqrstu";
 
 telemetry::log_record record(std::string_view message, std::span<const telemetry::log_field> fields) {

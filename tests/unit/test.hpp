@@ -3,7 +3,7 @@
 #define FAIL(msg) CAF_FAIL(msg)
 #include <caf/test/unit_test.hpp>
 
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 
 #include <boost/json.hpp>
 
@@ -20,7 +20,7 @@ inline boost::json::value json(std::string_view text) { return boost::json::pars
 struct temp_dir {
   std::filesystem::path path;
   explicit temp_dir(std::string_view prefix)
-      : path{std::filesystem::temp_directory_path() / (std::string{prefix} + "-" + auth::random_key("").substr(0, 12))} {
+      : path{std::filesystem::temp_directory_path() / (std::string{prefix} + "-" + crypto::random_key("").substr(0, 12))} {
     std::filesystem::create_directories(path);
   }
   ~temp_dir() {

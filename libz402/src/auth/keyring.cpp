@@ -1,6 +1,6 @@
 #include "z402/auth/keyring.hpp"
 
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 #include "z402/config/atomic_file.hpp"
 #include "z402/wire/json.hpp"
 
@@ -183,8 +183,8 @@ expected<std::string> add_provider(const std::filesystem::path& data_dir, std::s
     // Settles find their provider by payTo, so one address belongs to one provider.
     for (auto& p : k.providers)
       if (p.pay_to == pay_to) return refused("payTo", "provider " + p.name + " has that payTo already");
-    auto key = random_key(key_prefix);
-    k.providers.push_back({std::string{name}, std::string{pay_to}, sha256_hex(key), now_ms});
+    auto key = crypto::random_key(key_prefix);
+    k.providers.push_back({std::string{name}, std::string{pay_to}, crypto::sha256_hex(key), now_ms});
     return key;
   });
 }
@@ -193,8 +193,8 @@ expected<std::string> rotate_provider_key(const std::filesystem::path& data_dir,
   return edit_keyring<std::string>(data_dir, [&](keyring& k) -> expected<std::string> {
     auto record = existing(k, name);
     if (!record) return record.error();
-    auto key = random_key(key_prefix);
-    (*record)->key_hash = sha256_hex(key);
+    auto key = crypto::random_key(key_prefix);
+    (*record)->key_hash = crypto::sha256_hex(key);
     return key;
   });
 }
@@ -209,8 +209,8 @@ expected<void> remove_provider(const std::filesystem::path& data_dir, std::strin
 
 expected<std::string> create_settle_key(const std::filesystem::path& data_dir, std::int64_t now_ms) {
   return edit_keyring<std::string>(data_dir, [&](keyring& k) -> expected<std::string> {
-    auto key = random_key(settle_key_prefix);
-    k.settle_keys.push_back({sha256_hex(key), now_ms});
+    auto key = crypto::random_key(settle_key_prefix);
+    k.settle_keys.push_back({crypto::sha256_hex(key), now_ms});
     return key;
   });
 }
@@ -237,20 +237,20 @@ keyring_change key_store::reload() {
 }
 
 std::optional<provider_record> key_store::authenticate(std::string_view presented) const {
-  auto hash = sha256_hex(presented);
+  auto hash = crypto::sha256_hex(presented);
   auto k = current();
   const provider_record* match = nullptr;
   // Every record is compared, so the time taken does not say which one matched.
   for (auto& p : k->providers)
-    if (constant_time_equal(hash, p.key_hash)) match = &p;
+    if (crypto::constant_time_equal(hash, p.key_hash)) match = &p;
   if (!match) return std::nullopt;
   return *match;
 }
 
 bool key_store::is_settle_key(std::string_view presented) const {
-  auto hash = sha256_hex(presented);
+  auto hash = crypto::sha256_hex(presented);
   bool match = false;
-  for (auto& sk : current()->settle_keys) match |= constant_time_equal(hash, sk.key_hash);
+  for (auto& sk : current()->settle_keys) match |= crypto::constant_time_equal(hash, sk.key_hash);
   return match;
 }
 

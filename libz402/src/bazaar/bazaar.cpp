@@ -2,7 +2,7 @@
 
 #include "bazaar/startup.hpp"
 
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 #include "z402/auth/keyring.hpp"
 #include "catalog/cluster_credentials.hpp"
 #include "catalog/cluster_link.hpp"
@@ -123,7 +123,7 @@ struct bazaar::running {
         access(cfg.access_log ? this->log : telemetry::logger{}),
         settles(io.main(), engine),
         // Search cursors are signed with a key of this run: a restart ends open searches, nothing else.
-        app(engine, keys, auth::random_key(""), settles, checks.get_executor(), cfg.declaration_bytes_in_flight),
+        app(engine, keys, crypto::random_key(""), settles, checks.get_executor(), cfg.declaration_bytes_in_flight),
         handler(app),
         metrics(handler.route_names()),
         server(io, server_options_of(cfg, max_connections, tls, metrics), handler, access),

@@ -1,6 +1,6 @@
 #include "catalog/declaration_checker.hpp"
 
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -13,7 +13,7 @@ namespace {
 // Of the item as parsed, so spacing does not matter; key order does, since the content keeps
 // the provider's order within accepts entries and extensions.
 std::array<unsigned char, 16> digest_of(const boost::json::value& item) {
-  auto full = auth::sha256(boost::json::serialize(item));
+  auto full = crypto::sha256(boost::json::serialize(item));
   std::array<unsigned char, 16> d{};
   std::memcpy(d.data(), full.data(), d.size());
   return d;

@@ -1,6 +1,6 @@
 #include "z402/config/rail_terms.hpp"
 
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -17,7 +17,7 @@ std::string derive_terms_version(const rail_terms& terms) {
   boost::json::object sorted;
   for (auto& k : keys) sorted[k] = extra[k];
   basis["extra"] = std::move(sorted);
-  return auth::sha256_hex(boost::json::serialize(basis)).substr(0, 16);
+  return crypto::sha256_hex(boost::json::serialize(basis)).substr(0, 16);
 }
 
 rail_terms default_rail_terms() {

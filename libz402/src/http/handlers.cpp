@@ -1,6 +1,6 @@
 #include "http/handlers.hpp"
 
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 #include "z402/http/access_log.hpp"
 #include "http/catalog_mcp.hpp"
 #include "http/list_query.hpp"
@@ -128,7 +128,7 @@ app_state::app_state(catalog::engine& e, auth::key_store& k, std::string cursor_
       checker(e.context().terms, e.context().allow_http_resources, e.context().limits.max_items_per_provider),
       declaration_bytes(declaration_bytes_in_flight) {
   terms_json = boost::json::serialize(config::to_json(engine.context().terms));
-  terms_etag = "\"" + auth::sha256_hex(terms_json).substr(0, 32) + "\"";
+  terms_etag = "\"" + crypto::sha256_hex(terms_json).substr(0, 32) + "\"";
 }
 
 route route_of(std::string_view path) {
@@ -314,7 +314,7 @@ void handle_declaration(app_state& app, request& req, const auth::provider_recor
   boost::asio::post(app.checks, [&app, body, provider, slot, reply = std::move(reply)]() mutable {
     // A heartbeat repeats the provider's last declaration byte for byte: recognised by its
     // digest, it only moves lastSeen on, without parsing and checking it again.
-    auto digest = auth::sha256_hex(*body);
+    auto digest = crypto::sha256_hex(*body);
     auto on_repeat = [&app, body, provider, digest, slot, reply](catalog::write_outcome o) {
       if (o.state != catalog::write_outcome::status::not_a_repeat) return reply(declared_response(app, o));
       boost::asio::post(app.checks, [&app, body, provider, digest, slot, reply] {

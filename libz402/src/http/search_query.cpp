@@ -1,6 +1,6 @@
 #include "http/search_query.hpp"
 
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 #include "z402/rules/text.hpp"
 #include "search/tokenizer.hpp"
 #include "z402/wire/base64.hpp"
@@ -15,7 +15,7 @@ std::string fingerprint_of(std::string_view query, const list_filter& f) {
   std::string basis{query};
   for (auto [name, member] : filter_fields) basis += '\x1f' + f.*member;
   basis += '\x1f' + (f.max_amount ? std::to_string(*f.max_amount) : std::string{});
-  return auth::sha256_hex(basis).substr(0, 32);
+  return crypto::sha256_hex(basis).substr(0, 32);
 }
 
 bool is_blank(std::string_view s) {
@@ -26,7 +26,7 @@ bool is_blank(std::string_view s) {
 
 std::string cursor_signer::issue(std::size_t offset, std::string_view fingerprint, std::int64_t now_ms) const {
   auto payload = std::to_string(offset) + ":" + std::to_string(now_ms) + ":" + std::string{fingerprint};
-  return wire::base64url_encode(payload) + "." + wire::base64url_encode(auth::hmac_sha256(key_, payload));
+  return wire::base64url_encode(payload) + "." + wire::base64url_encode(crypto::hmac_sha256(key_, payload));
 }
 
 expected<std::size_t> cursor_signer::redeem(std::string_view cursor, std::string_view fingerprint,
@@ -35,7 +35,7 @@ expected<std::size_t> cursor_signer::redeem(std::string_view cursor, std::string
   auto dot = cursor.find('.');
   auto payload = dot == std::string_view::npos ? std::nullopt : wire::base64url_decode(cursor.substr(0, dot));
   auto mac = dot == std::string_view::npos ? std::nullopt : wire::base64url_decode(cursor.substr(dot + 1));
-  if (!payload || !mac || !auth::constant_time_equal(*mac, auth::hmac_sha256(key_, *payload))) {
+  if (!payload || !mac || !crypto::constant_time_equal(*mac, crypto::hmac_sha256(key_, *payload))) {
     return refused("the cursor is not one this server issued");
   }
   auto first = payload->find(':'), second = payload->find(':', first + 1);

@@ -1,6 +1,6 @@
 #include "z402/kit/dev_verifier.hpp"
 
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 #include "z402/wire/base64.hpp"
 #include "z402/wire/json.hpp"
 
@@ -15,7 +15,7 @@ constexpr std::size_t max_payload_depth = 48;
 
 std::string signature(std::string_view secret, std::string_view url, std::string_view nonce, const json::value& accepted) {
   auto message = "z402-dev-payment\n" + std::string{url} + "\n" + std::string{nonce} + "\n" + json::serialize(accepted);
-  return auth::hex(auth::hmac_sha256(secret, message));
+  return crypto::hex(crypto::hmac_sha256(secret, message));
 }
 
 bool valid_nonce(std::string_view nonce) {
@@ -63,7 +63,7 @@ payment_verdict dev_verifier::verify(std::string_view header, const json::object
   if (!nonce || !valid_nonce(*nonce)) return refuse("payload.nonce must be 16-128 characters of [A-Za-z0-9_-]");
   if (!sig) return refuse("payload.signature is missing");
   auto expected = signature(secret_, *url, *nonce, *accepted);
-  if (sig->size() != expected.size() || !auth::constant_time_equal(*sig, expected))
+  if (sig->size() != expected.size() || !crypto::constant_time_equal(*sig, expected))
     return refuse("payload.signature does not verify");
   {
     std::lock_guard<std::mutex> guard{mutex_};

@@ -1,6 +1,6 @@
 #include "z402/kit/paid_service.hpp"
 
-#include "z402/catalog/wall_clock.hpp"
+#include "z402/core/wall_clock.hpp"
 #include "z402/http/access_log.hpp"
 #include "z402/kit/payment_required.hpp"
 #include "z402/wire/base64.hpp"
@@ -34,7 +34,7 @@ paid_service::paid_service(service_options options)
       declaration_(kit::declaration(options_.identity, options_.routes)),
       manifest_(kit::manifest(options_.identity, options_.routes)) {
   if (!options_.now_ms) {
-    auto clock = std::make_shared<catalog::system_wall_clock>();
+    auto clock = std::make_shared<system_wall_clock>();
     options_.now_ms = [clock] { return clock->now_ms(); };
   }
 }

@@ -1,6 +1,6 @@
 #include "z402/rules/settlement.hpp"
 
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 
 #include "rules/bazaar_extension.hpp"
 #include "rules/item_fields.hpp"
@@ -152,7 +152,7 @@ payment_id payment_id_of(const wire::flat_json& doc, wire::flat_json::index paym
   thread_local std::string canonical;
   canonical.clear();
   doc.write_canonical(payment_payload, canonical);
-  auto digest = auth::sha256(canonical);
+  auto digest = crypto::sha256(canonical);
   payment_id id;
   for (std::size_t i = 0; i < 8; ++i) {
     id.high = id.high << 8 | digest[i];

@@ -22,7 +22,7 @@ void logger::log(level severity, std::string_view message, std::initializer_list
 }
 
 void redact_keys(std::string& text) {
-  // Keys are a prefix and 43 base64url characters (auth::random_key).
+  // Keys are a prefix and 43 base64url characters (crypto::random_key).
   for (std::string_view prefix : {"z402pk_", "z402sk_"}) {
     for (auto at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1)) {
       auto secret = at + prefix.size();

@@ -6,7 +6,7 @@
 #include "target.hpp"
 #include "sample_catalog.hpp"
 
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 #include "z402/auth/keyring.hpp"
 #include "z402/catalog/engine.hpp"
 #include "z402/config/atomic_file.hpp"
@@ -51,9 +51,9 @@ struct bazaar {
         {"version", 1},
         {"providers", boost::json::array{boost::json::object{{"name", "alpha"},
                                                              {"payTo", test::pay_to},
-                                                             {"keySha256", auth::sha256_hex("fuzz-provider-key")},
+                                                             {"keySha256", crypto::sha256_hex("fuzz-provider-key")},
                                                              {"createdMs", 1}}}},
-        {"settleKeys", boost::json::array{boost::json::object{{"keySha256", auth::sha256_hex("fuzz-settle-key")}, {"createdMs", 1}}}}});
+        {"settleKeys", boost::json::array{boost::json::object{{"keySha256", crypto::sha256_hex("fuzz-settle-key")}, {"createdMs", 1}}}}});
     fuzz::require(config::write_file_atomically(auth::keyring_path(dir), keyring).has_value(), "the keyring is written");
     keys = std::make_unique<auth::key_store>(auth::keyring_path(dir), telemetry::logger{});
     keys->reload();

@@ -2,7 +2,7 @@
 // What every catalog actor shares: limits, the rail's terms, the wall clock, the listing-order
 // counter, the log and the counters an operator reads on /health and /metrics.
 #include "z402/catalog/messages.hpp"
-#include "z402/catalog/wall_clock.hpp"
+#include "z402/core/wall_clock.hpp"
 #include "z402/config/catalog_limits.hpp"
 #include "z402/config/rail_terms.hpp"
 #include "z402/telemetry/log.hpp"

@@ -1,6 +1,13 @@
 #pragma once
 // Who is the PROVIDER actor of a provider name: spawned on first use, shared by the engine
-// (declarations) and SETTLE (payments). Only writers touch it; reads never do.
+// (declarations, delistings, removals, on the callers' threads) and SETTLE (payments). Only
+// writers touch it; reads never do.
+//
+// Why a lock and not actor state: SETTLE asks once per batch of a provider's settles, not per
+// settle, and the lock guards a hash lookup that declarations rarely contend for. One map under
+// one lock keeps a single answer to "which actor is this provider's": a copy cached in SETTLE
+// would have to learn of every removal, or it would send a removed provider's payments to an
+// actor that has ended, or bring the provider back.
 #include "z402/catalog/actors.hpp"
 #include "z402/catalog/engine_context.hpp"
 #include "z402/catalog/item.hpp"

@@ -1,11 +1,12 @@
 #pragma once
-// Wall time for lastSeen, lastUpdated and the UTC day of paidCallsToday. Injected so that actor
+// Wall time for lastSeen, lastUpdated and the UTC day of paidCallsToday, for the catalog and the
+// service kit alike (the bottom layer: it includes nothing of z402's). Injected so that actor
 // tests drive it together with CAF's deterministic timer clock.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 
-namespace z402::catalog {
+namespace z402 {
 
 class wall_clock {
  public:
@@ -33,4 +34,4 @@ class manual_wall_clock final : public wall_clock {
   std::atomic<std::int64_t> now_;
 };
 
-}  // namespace z402::catalog
+}  // namespace z402

@@ -1,10 +1,11 @@
 #pragma once
-// The few primitives keys need, all from OpenSSL 3.
+// The primitives every layer may need (a digest, a MAC, a secret, a comparison that leaks no
+// timing), all from OpenSSL 3. The bottom layer: it includes nothing of z402's.
 #include <array>
 #include <string>
 #include <string_view>
 
-namespace z402::auth {
+namespace z402::crypto {
 
 /// `bytes` as lower-case hex digits, two a byte.
 std::string hex(std::string_view bytes);
@@ -25,4 +26,4 @@ std::string hmac_sha256(std::string_view key, std::string_view data);
 /// Compares two equal-length strings in time that does not depend on their content.
 bool constant_time_equal(std::string_view a, std::string_view b);
 
-}  // namespace z402::auth
+}  // namespace z402::crypto

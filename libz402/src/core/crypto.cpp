@@ -1,4 +1,4 @@
-#include "z402/auth/crypto.hpp"
+#include "z402/core/crypto.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -8,7 +8,7 @@
 #include <array>
 #include <stdexcept>
 
-namespace z402::auth {
+namespace z402::crypto {
 
 std::string hex(std::string_view bytes) {
   static constexpr char digits[] = "0123456789abcdef";
@@ -71,4 +71,4 @@ bool constant_time_equal(std::string_view a, std::string_view b) {
   return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
-}  // namespace z402::auth
+}  // namespace z402::crypto
