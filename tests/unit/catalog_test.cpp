@@ -216,7 +216,9 @@ CAF_TEST(the catalog item budget refuses whole and changes nothing) {
   auto p1_before = items_of("p1");
   auto refused = declare("p2", array{item("https://b.example.com/1"), item("https://b.example.com/2")});
   CAF_CHECK(refused.state == catalog::write_outcome::status::refused);
-  CAF_CHECK_EQUAL(refused.message, "the catalog is full");
+  CAF_CHECK(refused.problem.code == errc::catalog_full);
+  CAF_CHECK_EQUAL(refused.problem.field, "items");
+  CAF_CHECK_EQUAL(refused.problem.reason, "the catalog is full");
   CAF_CHECK_EQUAL(snap()->version, version);
   CAF_CHECK(items_of("p2").empty());
   CAF_CHECK_EQUAL(items_of("p1").size(), 2u);
@@ -236,7 +238,9 @@ CAF_TEST(the catalog byte budget refuses whole) {
   CAF_CHECK(declare("p2", array{item("https://a.example.com/1")}).state == catalog::write_outcome::status::ok);
   auto refused = declare("p3", array{item("https://a.example.com/1")});
   CAF_CHECK(refused.state == catalog::write_outcome::status::refused);
-  CAF_CHECK_EQUAL(refused.message, "the catalog is full");
+  CAF_CHECK(refused.problem.code == errc::catalog_full);
+  CAF_CHECK_EQUAL(refused.problem.field, "items");
+  CAF_CHECK_EQUAL(refused.problem.reason, "the catalog is full");
   CAF_CHECK_EQUAL(snap()->items.size(), 2u);
 }
 
@@ -246,7 +250,9 @@ CAF_TEST(a provider lists at most its own budget of items) {
             catalog::write_outcome::status::ok);
   auto refused = declare("p1", array{item("https://a.example.com/3")});
   CAF_CHECK(refused.state == catalog::write_outcome::status::refused);
-  CAF_CHECK_EQUAL(refused.message, "a provider may list at most 2 items");
+  CAF_CHECK(refused.problem.code == errc::invalid_request);
+  CAF_CHECK_EQUAL(refused.problem.field, "items");
+  CAF_CHECK_EQUAL(refused.problem.reason, "a provider may list at most 2 items");
   CAF_CHECK_EQUAL(items_of("p1").size(), 2u);
   CAF_CHECK_EQUAL(items_of("p1").count("https://a.example.com/3"), 0u);
 }
@@ -390,7 +396,8 @@ CAF_TEST(a completion that is dropped answers with its fallback) {
     auto copy = done;  // messages copy it: only the last copy answers
   }
   CAF_REQUIRE(outcome.has_value());
-  CAF_CHECK_EQUAL(outcome->message, "dropped");
+  CAF_CHECK(outcome->problem.code == errc::unavailable);
+  CAF_CHECK_EQUAL(outcome->problem.reason, "dropped");
   int calls = 0;
   {
     catalog::write_completion done{[&](catalog::write_outcome) { ++calls; }, catalog::write_outcome::unavailable("x")};

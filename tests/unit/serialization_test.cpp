@@ -152,9 +152,11 @@ CAF_TEST(a declaration and a delisting arrive as they were sent) {
 }
 
 CAF_TEST(write and settle outcomes arrive with their state and cause and reason) {
-  auto w = round_trip(catalog::write_outcome{catalog::write_outcome::status::refused, "the catalog is full", 3, 1234});
+  auto w = round_trip(catalog::write_outcome{catalog::write_outcome::status::refused, {errc::catalog_full, "items", "the catalog is full"}, 3, 1234});
   CAF_CHECK(w.state == catalog::write_outcome::status::refused);
-  CAF_CHECK_EQUAL(w.message, "the catalog is full");
+  CAF_CHECK(w.problem.code == errc::catalog_full);
+  CAF_CHECK_EQUAL(w.problem.field, "items");
+  CAF_CHECK_EQUAL(w.problem.reason, "the catalog is full");
   CAF_CHECK_EQUAL(w.accepted, 3u);
   CAF_CHECK_EQUAL(w.last_seen_ms, 1234);
   catalog::settle_outcomes outcomes{catalog::settle_outcome::success(),

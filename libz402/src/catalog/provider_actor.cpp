@@ -286,8 +286,8 @@ provider_actor::behavior_type provider(provider_actor::stateful_pointer<provider
         auto now = st.ctx.clock->now_ms();
         auto next = upsert(st, cmd, now);
         if (next.size() > st.ctx.limits.max_items_per_provider) {
-          done({write_outcome::status::refused,
-                "a provider may list at most " + std::to_string(st.ctx.limits.max_items_per_provider) + " items", 0, 0});
+          done(write_outcome::refused(
+              refused("items", "a provider may list at most " + std::to_string(st.ctx.limits.max_items_per_provider) + " items")));
           return;
         }
         auto accepted = cmd.items.size();
@@ -306,7 +306,7 @@ provider_actor::behavior_type provider(provider_actor::stateful_pointer<provider
             },
             [=](const caf::error& err) {
               if (err == errc::catalog_full)
-                done({write_outcome::status::refused, "the catalog is full", 0, 0});
+                done(write_outcome::refused({errc::catalog_full, "items", "the catalog is full"}));
               else
                 done(write_outcome::unavailable("the catalog is shutting down"));
             });

@@ -262,10 +262,12 @@ response declared_response(app_state& app, const catalog::write_outcome& outcome
   }
   if (outcome.state == status::refused) {
     app.declarations.refused[rules::budget_family].add();
-    return invalid_request(outcome.message, std::nullopt, "items", outcome.message);
+    // A budget: the API answers invalid_request for the catalog's as for the provider's own.
+    auto& why = outcome.problem;
+    return invalid_request(why.reason, std::nullopt, why.field, why.reason);
   }
   app.declarations.unavailable.add();
-  return unavailable_write(app, outcome.message);
+  return unavailable_write(app, outcome.problem.reason);
 }
 
 /// Every rule on the body, then the upsert; `reply` runs once, and `slot` goes with it.
@@ -339,7 +341,7 @@ void handle_delisting(app_state& app, const request& req, const auth::provider_r
   app.engine.delist(provider.name, std::move(cmd),
                     catalog::write_completion{[&app, slot, reply](catalog::write_outcome o) {
                                                 if (o.state != catalog::write_outcome::status::ok)
-                                                  return reply(unavailable_write(app, o.message));
+                                                  return reply(unavailable_write(app, o.problem.reason));
                                                 reply(json_response(200, boost::json::serialize(boost::json::object{{"removed", o.accepted}})));
                                               },
                                               catalog::write_outcome::unavailable("the catalog is shutting down")});

@@ -37,7 +37,9 @@ class page_file {
   std::size_t size() const { return size_; }
   /// Up to `size` bytes from `offset` into `out`; the count read, or -1 (errno set).
   ssize_t read_at(char* out, std::size_t size, std::size_t offset) const;
-  /// The whole file (throws std::runtime_error when it cannot be read).
+  /// The whole file. Throws std::runtime_error when it cannot be read: a memfd this process
+  /// wrote and still holds, read back from memory, fails only when an invariant is broken
+  /// (docs/architecture.md, "Errors and logs").
   std::string read() const;
 
  private:

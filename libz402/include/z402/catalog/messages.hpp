@@ -5,6 +5,7 @@
 // (serialization.hpp).
 #include "z402/catalog/completion.hpp"
 #include "z402/catalog/item.hpp"
+#include "z402/error.hpp"
 #include "z402/catalog/payment_ledger.hpp"
 #include "z402/catalog/snapshot.hpp"
 #include "z402/rules/declaration.hpp"
@@ -47,14 +48,19 @@ struct delist_command {
 struct write_outcome {
   enum class status { ok, refused, unavailable, not_a_repeat };
   status state = status::unavailable;
-  std::string message;  // refused or unavailable: what went wrong
+  /// Refused or unavailable: why, in the one error model (z402/error.hpp): a budget passed is
+  /// catalog_full (the whole catalog) or invalid_request (the provider's own), field "items"; a
+  /// write that could not land is unavailable. The HTTP layer answers from the code and field,
+  /// never from the text. Its `item` is not sent between nodes: a budget names no item.
+  z402::error problem{};
   std::size_t accepted = 0;
   std::int64_t last_seen_ms = 0;
   /// A declaration taken: the content the catalog holds for each of its items, in order (an
   /// unchanged item keeps the content it had). Local only: not sent between nodes.
   std::vector<content_ptr> kept{};
 
-  static write_outcome unavailable(std::string why) { return {status::unavailable, std::move(why), 0, 0}; }
+  static write_outcome unavailable(std::string why) { return {status::unavailable, {errc::unavailable, {}, std::move(why)}, 0, 0}; }
+  static write_outcome refused(z402::error why) { return {status::refused, std::move(why), 0, 0}; }
 };
 
 using write_completion = completion<write_outcome>;

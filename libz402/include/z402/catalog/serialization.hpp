@@ -151,7 +151,8 @@ typename Inspector::result_type inspect(Inspector& f, delist_command& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, write_outcome& x) {
-  return f(caf::meta::type_name("write_outcome"), x.state, x.message, x.accepted, x.last_seen_ms);
+  return f(caf::meta::type_name("write_outcome"), x.state, x.problem.code, x.problem.field, x.problem.reason, x.accepted,
+           x.last_seen_ms);
 }
 
 template <class Inspector>
