@@ -80,9 +80,8 @@ class bazaar {
   bazaar(const bazaar&) = delete;
   bazaar& operator=(const bazaar&) = delete;
 
-  struct running;  // what start() assembles (bazaar.cpp)
-
  private:
+  struct running;  // what start() assembles (bazaar.cpp)
   explicit bazaar(std::unique_ptr<running> r);
   std::unique_ptr<running> running_;
 };
