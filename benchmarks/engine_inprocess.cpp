@@ -5,7 +5,7 @@
 // line.
 //   z402-bench-engine [EVENTS] [--no-reads]
 #include "z402/catalog/engine.hpp"
-#include "http/list_query.hpp"
+#include "routes/list_query.hpp"
 #include "z402/rules/declaration.hpp"
 
 #include <boost/json.hpp>
@@ -57,9 +57,9 @@ int main(int argc, char** argv) {
     clockid_t own{};
     pthread_getcpuclockid(pthread_self(), &own);
     reader_clock.set_value(own);
-    auto req = *http::parse_list_request("limit=100");
+    auto req = *routes::parse_list_request("limit=100");
     while (with_reads && reading.load(std::memory_order_relaxed)) {
-      auto page = http::render_list(engine.snapshots().load_cached(), req);
+      auto page = routes::render_list(engine.snapshots().load_cached(), req);
       reads.fetch_add(page.payload_size() ? 1 : 0, std::memory_order_relaxed);
     }
   }};

@@ -1,6 +1,6 @@
 #include "demo_routes.hpp"
 
-#include "http/list_query.hpp"
+#include "routes/list_query.hpp"
 #include "z402/core/crypto.hpp"
 #include "z402/wire/json.hpp"
 
@@ -19,7 +19,7 @@ kit::route_answer bad_input(std::string_view field, std::string_view reason) {
 
 /// A made-up but stable price for a ticker: the same symbol always quotes the same.
 kit::route_answer quote(const kit::route_call& call) {
-  auto params = http::parse_query(call.query);
+  auto params = routes::parse_query(call.query);
   if (!params) return bad_input("query", params.error().reason);
   auto it = params->find("symbol");
   if (it == params->end() || it->second.empty() || it->second.size() > 12) return bad_input("symbol", "must be 1-12 characters");

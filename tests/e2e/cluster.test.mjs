@@ -184,6 +184,33 @@ test("a declaration at a follower is checked there and lands at the primary: vis
   for (const f of followers) assert.equal((await get(f, "/discovery/resources")).body, p.body);
 });
 
+test("a heartbeat at a follower moves lastSeen at the primary; once the primary took another declaration, the whole body follows it", async () => {
+  const body = { items: [item(terms, payTo, route(1)), item(terms, payTo, route(2))] };
+  const lastSeen = async (r) => JSON.parse((await get(primary, `/discovery/resources?payTo=${payTo}`)).body).items
+    .find((i) => i.resource === r)?.lastSeen;
+  await waitFor("the follower knows the provider's key", async () => (await declare(followers[0].url, providerKey, body)).status === 200, 5000);
+  await sleep(scaled(300));
+  const before = await lastSeen(route(1));
+  // The same body again: it crosses to the primary as its digest, and only lastSeen moves.
+  const beat = await declare(followers[0].url, providerKey, body);
+  assert.equal(beat.status, 200);
+  assert.equal(JSON.parse(beat.body).accepted, 2);
+  await waitFor("lastSeen moved at the primary", async () => (await lastSeen(route(1))) > before, 3000);
+  // The primary takes another declaration of the provider's, and route 2 leaves: the same body
+  // at the follower is no heartbeat there any more, and must list route 2 again.
+  assert.equal((await declare(primary.url, providerKey, { items: [item(terms, payTo, route(1))] })).status, 200);
+  const removed = await fetch(`${primary.url}/discovery/declarations`, {
+    method: "DELETE", headers: { "content-type": "application/json", authorization: `Bearer ${providerKey}` },
+    body: JSON.stringify({ items: [{ type: "http", resource: route(2), method: "GET" }] }),
+  });
+  assert.equal(removed.status, 200);
+  assert.equal(await lastSeen(route(2)), undefined);
+  const again = await declare(followers[0].url, providerKey, body);
+  assert.equal(again.status, 200);
+  assert.equal(JSON.parse(again.body).accepted, 2);
+  await waitFor("route 2 listed again at the primary", async () => (await lastSeen(route(2))) !== undefined, 3000);
+});
+
 test("bad writes at a follower are refused there, as the primary would, and change nothing", async () => {
   const before = await oneVersion([]);
   let badItem;  // refused by the rules once this follower knows the key (401 until its keyring came)

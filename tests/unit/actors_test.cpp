@@ -50,10 +50,18 @@ struct fixture : test::engine_fixture {
     return got;
   }
 
+  /// The error a request without a value (a commit) was answered with; none once acknowledged.
   template <class Handle>
-  bool answers_true(Handle& handle) {
-    auto got = answer<bool>(handle);
-    return got && *got;
+  caf::error refusal(Handle& handle) {
+    advance(10ms);
+    caf::error got = caf::make_error(caf::sec::request_timeout);
+    handle.receive([&]() { got = caf::error{}; }, [&](caf::error& err) { got = std::move(err); });
+    return got;
+  }
+
+  template <class Handle>
+  bool acknowledged(Handle& handle) {
+    return !refusal(handle);
   }
 };
 
@@ -61,29 +69,28 @@ struct fixture : test::engine_fixture {
 
 CAF_TEST_FIXTURE_SCOPE(actor_tests, fixture)
 
-CAF_TEST(the registry answers a commit with true once readers see it and refuses past a budget by code) {
+CAF_TEST(the registry acknowledges a commit once readers see it and refuses past a budget by code) {
   ctx.limits.max_items = 1;
   auto registry = sys.spawn(catalog::registry, ctx, store, catalog::persistence_actor{}, 1ms, 250ms);
   sched.run();
   auto first = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                              catalog::item_change{{item(1, "https://a.example.com/x")}, {}, {}}, true);
-  auto committed = answer<bool>(first);
-  CAF_REQUIRE(committed);
-  CAF_CHECK(*committed);
+  CAF_REQUIRE(acknowledged(first));
   CAF_CHECK_EQUAL(store->load()->items.size(), 1u);
   auto second = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                               catalog::item_change{{item(2, "https://a.example.com/y")}, {}, {}}, true);
-  auto refused = answer<bool>(second);
-  CAF_REQUIRE(!refused);
-  CAF_CHECK(refused.error() == errc::catalog_full);
+  auto refused = refusal(second);
+  CAF_CHECK(refused == errc::catalog_full);
   CAF_CHECK_EQUAL(store->load()->items.size(), 1u);
   // Without may_refuse (counts, heartbeats, evictions) a change always lands.
   auto counted = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                                catalog::item_change{{item(2, "https://a.example.com/y")}, {}, {}}, false);
-  CAF_CHECK(answers_true(counted));
+  CAF_CHECK(acknowledged(counted));
   CAF_CHECK_EQUAL(store->load()->items.size(), 2u);
   auto flushed = self->request(registry, caf::infinite, catalog::atom::flush::value);
-  CAF_CHECK(answers_true(flushed));  // no PERSISTENCE: nothing to write
+  auto published = answer<std::uint64_t>(flushed);  // no PERSISTENCE: nothing to write
+  CAF_REQUIRE(published);
+  CAF_CHECK_EQUAL(*published, store->load()->version);
   self->send_exit(registry, caf::exit_reason::user_shutdown);
 }
 
@@ -92,7 +99,7 @@ CAF_TEST(the registry answers a count at once and publishes counts at most once 
   sched.run();
   auto declared = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                                 catalog::item_change{{item(1, "https://a.example.com/x")}, {}, {}}, true);
-  CAF_REQUIRE(answers_true(declared));
+  CAF_REQUIRE(acknowledged(declared));
   advance(300ms);  // a quiet spell
   // One more paid call on the listed item: the same content, a new count.
   auto today = wire::utc_day(wall->now_ms());
@@ -106,12 +113,12 @@ CAF_TEST(the registry answers a count at once and publishes counts at most once 
   auto version = store->load()->version;
   // The first count after a quiet spell is published at once.
   auto first = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"}, paid(1), false);
-  CAF_CHECK(answers_true(first));
+  CAF_CHECK(acknowledged(first));
   CAF_CHECK_EQUAL(calls(), 1u);
   CAF_CHECK_EQUAL(store->load()->version, version + 1);
   // The next one is answered within 10 ms but held for the rest of the interval.
   auto second = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"}, paid(2), false);
-  CAF_CHECK(answers_true(second));
+  CAF_CHECK(acknowledged(second));
   CAF_CHECK_EQUAL(calls(), 1u);
   CAF_CHECK_EQUAL(store->load()->version, version + 1);
   advance(200ms);  // 220 ms after the first count's publication
@@ -125,11 +132,11 @@ CAF_TEST(the registry answers a count at once and publishes counts at most once 
   sched.run();
   auto added = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                              catalog::item_change{{item(2, "https://a.example.com/y")}, {}, {}}, true);
-  CAF_CHECK(answers_true(added));
+  CAF_CHECK(acknowledged(added));
   CAF_CHECK_EQUAL(store->load()->items.size(), 2u);
   CAF_CHECK_EQUAL(store->load()->version, version + 3);
   CAF_CHECK_EQUAL(calls(), 2u);
-  CAF_CHECK(answers_true(third));
+  CAF_CHECK(acknowledged(third));
   advance(250ms);
   CAF_CHECK_EQUAL(calls(), 3u);
   CAF_CHECK_EQUAL(store->load()->version, version + 4);
@@ -140,8 +147,8 @@ CAF_TEST(the registry answers a count at once and publishes counts at most once 
   auto flushed = self->request(registry, caf::infinite, catalog::atom::flush::value);
   sched.run();
   CAF_CHECK_EQUAL(calls(), 4u);
-  CAF_CHECK(answers_true(fourth));
-  CAF_CHECK(answers_true(flushed));
+  CAF_CHECK(acknowledged(fourth));
+  CAF_CHECK(answer<std::uint64_t>(flushed));
   self->send_exit(registry, caf::exit_reason::user_shutdown);
 }
 
@@ -153,7 +160,7 @@ CAF_TEST(a content publication shows the counts last published and carries only 
                          may_refuse);
   };
   auto declared = commit({{item(1, "https://a.example.com/x"), item(2, "https://a.example.com/y")}, {}, {}}, true);
-  CAF_REQUIRE(answers_true(declared));
+  CAF_REQUIRE(acknowledged(declared));
   advance(300ms);  // a quiet spell
   auto today = wire::utc_day(wall->now_ms());
   // What the provider holds: every count it committed, whether published or not.
@@ -173,13 +180,13 @@ CAF_TEST(a content publication shows the counts last published and carries only 
   using records = std::vector<catalog::payment_record>;
   // The first count after a quiet spell is published at once, with its payment.
   auto first = commit({{recounted(0, 1)}, {}, {payment(1)}}, false);
-  CAF_REQUIRE(answers_true(first));
+  CAF_REQUIRE(acknowledged(first));
   CAF_CHECK_EQUAL(shown(0), 1u);
   CAF_CHECK(payments() == records{payment(1)});
   auto version = store->load()->version;
   // Two more counts are held for the interval.
   auto second = commit({{recounted(0, 2), recounted(1, 1)}, {}, {payment(2), payment(3)}}, false);
-  CAF_REQUIRE(answers_true(second));
+  CAF_REQUIRE(acknowledged(second));
   CAF_CHECK_EQUAL(store->load()->version, version);
   // Item 1's content changes: its new version, made from what the provider holds, counts 2.
   auto r = held[0]->record();
@@ -191,7 +198,7 @@ CAF_TEST(a content publication shows the counts last published and carries only 
   CAF_REQUIRE_EQUAL(rewritten->record().paid_calls, 2u);
   held[0] = rewritten;
   auto changed = commit({{rewritten}, {}, {}}, true);
-  CAF_REQUIRE(answers_true(changed));
+  CAF_REQUIRE(acknowledged(changed));
   auto content_version = store->load();
   CAF_CHECK_EQUAL(content_version->version, version + 1);
   CAF_CHECK(content_version->items.at(0)->record().content == rewritten->record().content);
@@ -212,12 +219,12 @@ CAF_TEST(a content publication shows the counts last published and carries only 
   // published whole: the count held before it shows, and both payments are saved with it.
   advance(300ms);
   auto counted = commit({{recounted(1, 2)}, {}, {payment(4)}}, false);  // published at once: a quiet spell
-  CAF_REQUIRE(answers_true(counted));
+  CAF_REQUIRE(acknowledged(counted));
   auto held_count = commit({{recounted(1, 3)}, {}, {payment(5)}}, false);
-  CAF_REQUIRE(answers_true(held_count));
+  CAF_REQUIRE(acknowledged(held_count));
   CAF_CHECK_EQUAL(shown(1), 2u);
   auto listed = commit({{item(3, "https://a.example.com/z")}, {}, {payment(6)}}, false);
-  CAF_REQUIRE(answers_true(listed));
+  CAF_REQUIRE(acknowledged(listed));
   CAF_CHECK_EQUAL(store->load()->items.size(), 3u);
   CAF_CHECK_EQUAL(shown(1), 3u);
   CAF_CHECK(payments() == (records{payment(5), payment(6)}));
@@ -239,11 +246,11 @@ CAF_TEST(a content publication shows the counts last published and carries only 
   auto seen = [&](std::size_t at) { return store->load()->items.at(at)->record().last_seen_ms; };
   advance(300ms);
   auto quiet = commit(redeclared("Once more."), true);
-  CAF_REQUIRE(answers_true(quiet));
+  CAF_REQUIRE(acknowledged(quiet));
   CAF_CHECK_EQUAL(seen(1), held[1]->record().last_seen_ms);
   advance(50ms);
   auto soon = commit(redeclared("And again."), true);
-  CAF_REQUIRE(answers_true(soon));
+  CAF_REQUIRE(acknowledged(soon));
   CAF_CHECK(store->load()->items.at(0)->record().content == held[0]->record().content);
   CAF_CHECK_EQUAL(seen(0), held[0]->record().last_seen_ms);  // the rewritten item's own
   CAF_CHECK_LESS(seen(1), held[1]->record().last_seen_ms);
@@ -252,19 +259,21 @@ CAF_TEST(a content publication shows the counts last published and carries only 
   self->send_exit(registry, caf::exit_reason::user_shutdown);
 }
 
-CAF_TEST(persistence answers a flush with true once the newest snapshot is on disk) {
+CAF_TEST(persistence answers a flush with the version on disk once the newest snapshot is there) {
   auto file = dir.path / "catalog.json";
   auto persistence = sys.spawn(catalog::persistence, file, 1000ms, ctx, catalog::payments_file_end{});
   auto registry = sys.spawn(catalog::registry, ctx, store, persistence, 1ms, 250ms);
   sched.run();
   auto committed = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"},
                                  catalog::item_change{{item(1, "https://a.example.com/x")}, {}, {}}, true);
-  CAF_CHECK(answers_true(committed));
+  CAF_CHECK(acknowledged(committed));
   advance(2s);  // saved within the interval: appended to the journal
   auto appended = *config::read_file(catalog::journal_path(file));
   CAF_CHECK_EQUAL(std::count(appended.begin(), appended.end(), '\n'), 3);  // head, the item, its commit
   auto flushed = self->request(persistence, caf::infinite, catalog::atom::flush::value);
-  CAF_CHECK(answers_true(flushed));
+  auto on_disk = answer<std::uint64_t>(flushed);
+  CAF_REQUIRE(on_disk);
+  CAF_CHECK_EQUAL(*on_disk, store->load()->version);
   CAF_REQUIRE(std::filesystem::exists(file));
   auto load = catalog::load_catalog(file, test::start_ms);
   CAF_REQUIRE(load.state == catalog::catalog_load::status::loaded);

@@ -3,7 +3,7 @@
 
 #include "z402/core/crypto.hpp"
 #include "z402/catalog/catalog_file.hpp"
-#include "catalog/declaration_checker.hpp"
+#include "routes/declaration_checker.hpp"
 #include "z402/config/atomic_file.hpp"
 #include "z402/wire/iso_time.hpp"
 
@@ -36,11 +36,13 @@ struct fixture : test::engine_fixture {
     return declare_items(provider, test::pay_to, std::move(items), std::move(digest));
   }
 
-  catalog::write_outcome repeat(const std::string& provider, std::string digest) {
+  // The last declaration again, known by its digest alone: sent without its items, so only the
+  // PROVIDER's heartbeat keeps them (any other declaration of no items would list nothing new).
+  catalog::write_outcome heartbeat(const std::string& provider, std::string digest) {
     std::optional<catalog::write_outcome> outcome;
-    engine->repeat_declaration(provider, std::move(digest),
-                               catalog::write_completion{[&](catalog::write_outcome o) { outcome = std::move(o); },
-                                                         catalog::write_outcome::unavailable("dropped")});
+    engine->declare(provider, catalog::make_declare_command({}, std::move(digest)),
+                    catalog::write_completion{[&](catalog::write_outcome o) { outcome = std::move(o); },
+                                              catalog::write_outcome::unavailable("dropped")});
     return run_until_answered(outcome);
   }
 
@@ -54,24 +56,28 @@ struct fixture : test::engine_fixture {
 
   object served(const catalog::item_ptr& i) const { return boost::json::parse(i->json()).as_object(); }
 
-  // A declaration as the server makes it (http::check_and_declare): checked by `checker`, then
-  // declared, and what the catalog took remembered. The command's contents are in `sent`.
-  catalog::write_outcome declare_checked(catalog::declaration_checker& checker, const std::string& provider, array items,
+  // A declaration as the server makes it (routes::declaration_desk): its body checked by
+  // `checker` against the published catalog, then declared. The command's contents are in `sent`.
+  catalog::write_outcome declare_checked(routes::declaration_checker& checker, const std::string& provider, array items,
                                          std::vector<catalog::content_ptr>& sent, const std::string& pay_to = test::pay_to) {
-    auto checked = checker.check(provider, pay_to, test::declaration_of(std::move(items)), {});
+    auto body = boost::json::serialize(test::declaration_of(std::move(items)));
+    auto checked = checker.check(provider, pay_to, body, crypto::sha256_hex(body), *snap());
     CAF_REQUIRE(checked.has_value());
     sent.clear();
-    for (auto& i : checked->command.items) sent.push_back(i.content);
+    for (auto& i : checked->items) sent.push_back(i.content);
     std::optional<catalog::write_outcome> outcome;
-    engine->declare(provider, std::move(checked->command),
+    engine->declare(provider, std::move(*checked),
                     catalog::write_completion{[&](catalog::write_outcome o) { outcome = std::move(o); },
                                               catalog::write_outcome::unavailable("dropped")});
-    auto o = run_until_answered(outcome);
-    if (o.state == catalog::write_outcome::status::ok) checker.remember(provider, pay_to, std::move(checked->items), o.kept);
-    return o;
+    return run_until_answered(outcome);
   }
 
-  catalog::declaration_checker new_checker() const { return catalog::declaration_checker{terms, false, 128}; }
+  routes::declaration_checker new_checker() const { return routes::declaration_checker{terms, false, 128}; }
+
+  // The catalog's content of p1's item at `resource`.
+  const catalog::item_content* held(const std::string& resource) const {
+    return items_of("p1").at(resource)->record().content.get();
+  }
 };
 
 config::catalog_limits limits_with(std::size_t per_provider, std::size_t items, std::size_t bytes) {
@@ -122,29 +128,50 @@ CAF_TEST(an item declared again as it was is not checked again and keeps the con
     return array{item("https://a.example.com/one"), item("https://a.example.com/two", second), item("https://a.example.com/three")};
   };
   std::vector<catalog::content_ptr> sent;
-  auto first = declare_checked(checker, "p1", items("A route."), sent);
-  CAF_REQUIRE(first.state == catalog::write_outcome::status::ok);
-  CAF_REQUIRE_EQUAL(first.kept.size(), 3u);
-  for (std::size_t i = 0; i < 3; ++i) CAF_CHECK_EQUAL(first.kept[i].get(), sent[i].get());  // new items: the catalog took these
-  // One item changed: only it gets a new content; the others are the catalog's own.
+  CAF_REQUIRE(declare_checked(checker, "p1", items("A route."), sent).state == catalog::write_outcome::status::ok);
+  auto first = sent;
+  // New items: the catalog took these contents.
+  CAF_CHECK_EQUAL(held("https://a.example.com/one"), first[0].get());
+  CAF_CHECK_EQUAL(held("https://a.example.com/two"), first[1].get());
+  // One item changed: only it gets a new content; the others are recalled.
   declare_checked(checker, "p1", items("Changed text."), sent);
-  auto mine = items_of("p1");
-  CAF_CHECK_EQUAL(sent[0].get(), first.kept[0].get());
-  CAF_CHECK_EQUAL(sent[2].get(), first.kept[2].get());
-  CAF_CHECK_NOT_EQUAL(sent[1].get(), first.kept[1].get());
-  CAF_CHECK_EQUAL(mine.at("https://a.example.com/two")->record().content.get(), sent[1].get());
+  CAF_CHECK_EQUAL(sent[0].get(), first[0].get());
+  CAF_CHECK_EQUAL(sent[2].get(), first[2].get());
+  CAF_CHECK_NOT_EQUAL(sent[1].get(), first[1].get());
+  CAF_CHECK_EQUAL(held("https://a.example.com/two"), sent[1].get());
   auto changed = boost::json::parse(sent[1]->json);
   CAF_CHECK_EQUAL(changed.at("description").as_string(), "Changed text.");
+  auto second = sent;
 
-  // A checker that knows nothing (a restart) makes every content anew; the catalog keeps its
-  // own where the text is the same, and answers with those: the next declaration recalls them.
+  // A checker that knows nothing (a restart) checks every item, and takes the catalog's own
+  // content where its text is the same: the catalog sees nothing rewritten.
   auto fresh = new_checker();
-  auto again = declare_checked(fresh, "p1", items("Changed text."), sent);
-  for (std::size_t i = 0; i < 3; ++i) CAF_CHECK_NOT_EQUAL(sent[i].get(), again.kept[i].get());
-  CAF_CHECK_EQUAL(again.kept[0].get(), first.kept[0].get());
-  CAF_CHECK_EQUAL(again.kept[1].get(), mine.at("https://a.example.com/two")->record().content.get());
   declare_checked(fresh, "p1", items("Changed text."), sent);
-  for (std::size_t i = 0; i < 3; ++i) CAF_CHECK_EQUAL(sent[i].get(), again.kept[i].get());
+  for (std::size_t i = 0; i < 3; ++i) CAF_CHECK_EQUAL(sent[i].get(), second[i].get());
+  CAF_CHECK_EQUAL(held("https://a.example.com/two"), second[1].get());
+}
+
+CAF_TEST(a body equal to the last one checked is recalled without parsing while the catalog holds its items) {
+  auto checker = new_checker();
+  auto body = boost::json::serialize(test::declaration_of(array{item("https://a.example.com/one")}));
+  auto digest = crypto::sha256_hex(body);
+  auto first = checker.check("p1", test::pay_to, body, digest, *snap());
+  CAF_REQUIRE(first.has_value());
+  auto content = first->items.at(0).content;
+  // The digest names the body: text that is not even JSON under the same digest is not read.
+  auto again = checker.check("p1", test::pay_to, "not json", digest, *snap());
+  CAF_REQUIRE(again.has_value());
+  CAF_CHECK_EQUAL(again->digest, digest);
+  CAF_REQUIRE_EQUAL(again->items.size(), 1u);
+  CAF_CHECK_EQUAL(again->items[0].content.get(), content.get());
+  // Under another payTo, or without a digest, the body is read (and this one refused).
+  CAF_CHECK(!checker.check("p1", "uregtest1other", "not json", digest, *snap()).has_value());
+  CAF_CHECK(!checker.check("p1", test::pay_to, "not json", "", *snap()).has_value());
+  // Once nothing holds its contents (the catalog never took them), the body is read again.
+  first = catalog::declare_command{};
+  again = catalog::declare_command{};
+  content.reset();
+  CAF_CHECK(!checker.check("p1", test::pay_to, "not json", digest, *snap()).has_value());
 }
 
 CAF_TEST(a remembered item is checked again under another payTo and once the catalog dropped it) {
@@ -154,7 +181,7 @@ CAF_TEST(a remembered item is checked again under another payTo and once the cat
   auto two = item("https://a.example.com/two");
   CAF_REQUIRE(declare_checked(checker, "p1", array{one, two}, sent).state == catalog::write_outcome::status::ok);
   // Its accepts entries name the payTo it was checked for: under another one the same bytes are refused.
-  auto other = checker.check("p1", "uregtest1other", test::declaration_of(array{one, two}), {});
+  auto other = checker.check("p1", "uregtest1other", boost::json::serialize(test::declaration_of(array{one, two})), "", *snap());
   CAF_REQUIRE(!other.has_value());
   auto rules_say = rules::validate_declaration(test::declaration_of(array{one, two}), {terms, "uregtest1other", false, 128});
   CAF_REQUIRE(!rules_say.has_value());
@@ -186,7 +213,7 @@ CAF_TEST(a declaration with remembered items is refused as the rules refuse it) 
   auto bad = item("https://a.example.com/two");
   bad["x402Version"] = 1;
   for (auto& body : {array{one, bad}, array{one, one}, array{}}) {
-    auto checked = checker.check("p1", test::pay_to, test::declaration_of(body), {});
+    auto checked = checker.check("p1", test::pay_to, boost::json::serialize(test::declaration_of(body)), "", *snap());
     auto rules_say = rules::validate_declaration(test::declaration_of(body), {terms, test::pay_to, false, 128});
     CAF_REQUIRE(!checked.has_value());
     CAF_REQUIRE(!rules_say.has_value());
@@ -286,34 +313,37 @@ CAF_TEST(a heartbeat keeps an item from eviction) {
 }
 
 CAF_TEST(a heartbeat repeating the last declaration only moves lastSeen on) {
-  using status = catalog::write_outcome::status;
   declare("p1", array{item("https://a.example.com/one"), item("https://a.example.com/two")}, "digest-1");
   auto before = items_of("p1").at("https://a.example.com/one")->record();
   advance(30s);
-  auto again = repeat("p1", "digest-1");
-  CAF_REQUIRE(again.state == status::ok);
+  // Known by its digest: the PROVIDER neither compares nor rebuilds the items.
+  auto again = declare("p1", array{item("https://a.example.com/one", "Other text.")}, "digest-1");
+  CAF_REQUIRE(again.state == catalog::write_outcome::status::ok);
   CAF_CHECK_EQUAL(again.accepted, 2u);
   auto after = items_of("p1").at("https://a.example.com/one")->record();
   CAF_CHECK_EQUAL(after.last_seen_ms, again.last_seen_ms);
   CAF_CHECK(after.last_seen_ms > before.last_seen_ms);
-  CAF_CHECK(after.content == before.content);  // the content was neither parsed nor rebuilt
+  CAF_CHECK(after.content == before.content);
   CAF_CHECK_EQUAL(after.last_updated_ms, before.last_updated_ms);
-  CAF_CHECK(repeat("p1", "digest-2").state == status::not_a_repeat);
-  CAF_CHECK(repeat("p1", "").state == status::not_a_repeat);
-  CAF_CHECK(repeat("p2", "digest-1").state == status::not_a_repeat);  // another provider's
-  declare("p1", array{item("https://a.example.com/one")}, "digest-3");
-  CAF_CHECK(repeat("p1", "digest-1").state == status::not_a_repeat);  // only the last one repeats
-  CAF_CHECK(repeat("p1", "digest-3").state == status::ok);
+  // Another digest, none, or the same digest from another provider: declared in full.
+  CAF_CHECK_EQUAL(declare("p1", array{item("https://a.example.com/one", "Other text.")}, "digest-2").accepted, 1u);
+  CAF_CHECK(items_of("p1").at("https://a.example.com/one")->record().content != before.content);
+  CAF_CHECK_EQUAL(declare("p2", array{item("https://b.example.com/one")}, "digest-2").accepted, 1u);
+  CAF_CHECK_EQUAL(heartbeat("p1", "digest-2").accepted, 1u);  // the last one repeats
+  CAF_CHECK_EQUAL(heartbeat("p1", "").accepted, 0u);          // no digest: nothing known
+  CAF_CHECK_EQUAL(heartbeat("p1", "digest-1").accepted, 0u);  // an earlier one does not
+  CAF_CHECK_EQUAL(items_of("p1").size(), 2u);                 // and a declaration of nothing removes nothing
 }
 
-CAF_TEST(a repeat whose items have left is not a repeat) {
+CAF_TEST(a heartbeat whose items have left is declared in full) {
   config::catalog_limits limits;
   limits.retention = 1h;
   start_engine(limits, {});
   declare("p1", array{item("https://a.example.com/gone")}, "digest-1");
   advance(61min);
   CAF_CHECK(items_of("p1").empty());
-  CAF_CHECK(repeat("p1", "digest-1").state == catalog::write_outcome::status::not_a_repeat);
+  CAF_CHECK_EQUAL(declare("p1", array{item("https://a.example.com/gone")}, "digest-1").accepted, 1u);
+  CAF_CHECK_EQUAL(items_of("p1").size(), 1u);
 }
 
 CAF_TEST(paidCallsToday reads 0 from midnight UTC without any traffic) {
@@ -496,7 +526,7 @@ CAF_TEST(a save after the first appends to the journal only what changed) {
   // A heartbeat: two lines of six numbers, not the items.
   auto before = journal_size(file);
   advance(30s);
-  CAF_REQUIRE(repeat("p1", "d1").state == catalog::write_outcome::status::ok);
+  CAF_REQUIRE(heartbeat("p1", "d1").state == catalog::write_outcome::status::ok);
   advance(2s);
   lines = journal_lines_after(file, before);
   CAF_CHECK_EQUAL(lines["state"], 2);
@@ -554,11 +584,11 @@ CAF_TEST(a journal is folded into the catalog file past the file and past a floo
   CAF_CHECK_EQUAL(catalog::load_catalog(file, wall->now_ms()).records.size(), 384u);
   auto empty_file = *config::read_file(file);
   while (journal_size(file) <= catalog::journal_fold_floor) {
-    CAF_REQUIRE(repeat("p1", "d1").state == catalog::write_outcome::status::ok);
+    CAF_REQUIRE(heartbeat("p1", "d1").state == catalog::write_outcome::status::ok);
     advance(2s);
     CAF_REQUIRE(*config::read_file(file) == empty_file);
   }
-  CAF_REQUIRE(repeat("p1", "d1").state == catalog::write_outcome::status::ok);
+  CAF_REQUIRE(heartbeat("p1", "d1").state == catalog::write_outcome::status::ok);
   advance(2s);
   CAF_CHECK(*config::read_file(file) != empty_file);
   auto lines = journal_lines_after(file, 0);
@@ -589,7 +619,7 @@ CAF_TEST(a torn journal append is ignored and a broken committed batch moves the
   CAF_CHECK_EQUAL(uncommitted.records.size(), 2u);
   // The next save cuts a torn append off: its batch lands whole after the last good one.
   advance(30s);
-  CAF_REQUIRE(repeat("p1", "d1").state == catalog::write_outcome::status::ok);
+  CAF_REQUIRE(heartbeat("p1", "d1").state == catalog::write_outcome::status::ok);
   advance(2s);
   auto saved = catalog::load_catalog(file, wall->now_ms());
   CAF_CHECK(saved.journal_problem.empty());
@@ -629,7 +659,7 @@ CAF_TEST(a journal that cannot be appended fails the save and the next save writ
   std::filesystem::remove(journal);
   std::filesystem::create_directory(journal);
   advance(30s);
-  CAF_REQUIRE(repeat("p1", "d1").state == catalog::write_outcome::status::ok);
+  CAF_REQUIRE(heartbeat("p1", "d1").state == catalog::write_outcome::status::ok);
   advance(2s);
   auto& stats = *engine->context().stats;
   CAF_CHECK_GREATER(stats.save_failures.load(), 0u);

@@ -127,6 +127,23 @@ CAF_TEST(a malformed keyring keeps the previous keys) {
   }
 }
 
+CAF_TEST(a key store made from the file as read at start needs no second read) {
+  test::temp_dir dir{"z402-keyring"};
+  auto key = auth::add_provider(dir.path, "acme", "uregtest1acme", 1);
+  CAF_REQUIRE(key);
+  auto first = auth::read_keyring_file(auth::keyring_path(dir.path));
+  CAF_REQUIRE(first);
+  auth::key_store store{auth::keyring_path(dir.path), {}, std::move(*first)};
+  CAF_CHECK(store.authenticate(*key));
+  CAF_CHECK(!store.reload().changed);  // the stamp came with the keys: the same file is not read again
+  CAF_REQUIRE(auth::remove_provider(dir.path, "acme"));
+  CAF_CHECK(store.reload().changed);
+  CAF_CHECK(!store.authenticate(*key));
+  // A malformed file is refused, not read as no keys.
+  CAF_CHECK(config::write_file_atomically(auth::keyring_path(dir.path), "{not json").has_value());
+  CAF_CHECK(failure(auth::read_keyring_file(auth::keyring_path(dir.path))) == errc::corrupt);
+}
+
 CAF_TEST(constant time comparison compares) {
   CAF_CHECK(crypto::constant_time_equal("abc", "abc"));
   CAF_CHECK(!crypto::constant_time_equal("abc", "abd"));

@@ -2,10 +2,10 @@
 #include "test.hpp"
 
 #include "fixtures.hpp"
-#include "http/gzip_cache.hpp"
-#include "http/list_query.hpp"
-#include "http/page_file.hpp"
-#include "http/read_response.hpp"
+#include "routes/gzip_cache.hpp"
+#include "routes/list_query.hpp"
+#include "routes/page_files.hpp"
+#include "routes/read_response.hpp"
 #include "z402/wire/iso_time.hpp"
 
 #include <unistd.h>
@@ -39,10 +39,10 @@ catalog::snapshot sample() {
 }
 
 boost::json::object render(const catalog::snapshot& s, std::string_view query) {
-  auto req = http::parse_list_request(query);
+  auto req = routes::parse_list_request(query);
   CAF_REQUIRE(req.has_value());
   catalog::snapshot_ptr borrowed{std::shared_ptr<void>{}, &s};  // not owned: `s` outlives the call
-  return boost::json::parse(http::render_list(borrowed, *req).flatten()).as_object();
+  return boost::json::parse(routes::render_list(borrowed, *req).flatten()).as_object();
 }
 
 // The page's pagination.total, by value: a check's operand must not refer into a temporary page
@@ -54,7 +54,7 @@ std::int64_t total_of(const catalog::snapshot& s, std::string_view query) {
 }  // namespace
 
 CAF_TEST(limit defaults to 100 and is clamped to 1 to 1000) {
-  auto limit_of = [&](std::string_view q) { return http::parse_list_request(q)->limit; };
+  auto limit_of = [&](std::string_view q) { return routes::parse_list_request(q)->limit; };
   CAF_CHECK_EQUAL(limit_of(""), 100u);
   CAF_CHECK_EQUAL(limit_of("limit=0"), 100u);
   CAF_CHECK_EQUAL(limit_of("limit=abc"), 100u);
@@ -71,16 +71,16 @@ CAF_TEST(malformed parameters are refused by name) {
                           std::pair{"offset=", "offset"}, std::pair{"type=ftp", "type"}, std::pair{"payTo=", "payTo"},
                           std::pair{"network=%zz", ""}, std::pair{"type=http&type=mcp", "type"},
                           std::pair{"scheme=%00", "scheme"}, std::pair{"asset=%ff", "asset"}}) {
-    auto req = http::parse_list_request(q);
+    auto req = routes::parse_list_request(q);
     CAF_REQUIRE(!req);
     CAF_CHECK(req.error().code == errc::invalid_filter);
     CAF_CHECK_EQUAL(req.error().field, field);
   }
-  CAF_CHECK(http::parse_list_request("unknown=1&x"));
+  CAF_CHECK(routes::parse_list_request("unknown=1&x"));
 }
 
 CAF_TEST(form decoding turns plus into space and percent escapes into bytes) {
-  auto params = http::parse_query("network=zcash%3Aregtest&q=a+b%26c");
+  auto params = routes::parse_query("network=zcash%3Aregtest&q=a+b%26c");
   CAF_REQUIRE(params);
   CAF_CHECK_EQUAL(params->at("network"), "zcash:regtest");
   CAF_CHECK_EQUAL(params->at("q"), "a b&c");
@@ -169,7 +169,7 @@ CAF_TEST(maxAmount keeps items with an entry at most that price and of the filte
   CAF_CHECK_EQUAL(total_of(s, "maxAmount=1000&limit=2"), 3);
   for (auto bad : {"maxAmount=18446744073709551616", "maxAmount=-1", "maxAmount=", "maxAmount=1e3", "maxAmount=+5",
                    "maxAmount=%201", "maxAmount=12abc"}) {
-    auto req = http::parse_list_request(bad);
+    auto req = routes::parse_list_request(bad);
     CAF_REQUIRE(!req);
     CAF_CHECK(req.error().code == errc::invalid_filter);
     CAF_CHECK_EQUAL(req.error().field, "maxAmount");
@@ -177,8 +177,8 @@ CAF_TEST(maxAmount keeps items with an entry at most that price and of the filte
 }
 
 CAF_TEST(a page is compressed once per ETag and once compressed is not rendered again) {
-  http::gzip_cache gzip{http::gzip_cache_budget};
-  http::page_files files{http::page_files_budget};
+  routes::gzip_cache gzip{routes::gzip_cache_budget};
+  routes::page_files files{routes::page_files_budget};
   http::request req{http::bhttp::verb::get, "/discovery/resources", 11};
   req.set(http::bhttp::field::accept_encoding, "gzip, deflate");
   const std::string text(4096, 'x');
@@ -192,19 +192,19 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
   // again: it answers the page uncompressed.
   auto first = gzip.find_or_claim("\"7-a\"", {1, 7});
   CAF_REQUIRE(first.claim);
-  auto meanwhile = http::read_response(req, http::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
+  auto meanwhile = routes::read_response(req, routes::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
   CAF_CHECK_EQUAL(encoding(meanwhile), "");
   CAF_CHECK_EQUAL(meanwhile.body().flatten(), text);
   CAF_CHECK_EQUAL(gzip.deferred.value(), 1u);
   gzip.release(std::move(first.claim));
   // The next reader compresses it; later readers of the same version get the same bytes,
   // neither compressed nor rendered again.
-  auto compressed = http::read_response(req, http::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
+  auto compressed = routes::read_response(req, routes::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
   CAF_CHECK_EQUAL(encoding(compressed), "gzip");
-  CAF_CHECK_EQUAL(compressed.body().flatten(), http::gzip(std::string_view{text}));
+  CAF_CHECK_EQUAL(compressed.body().flatten(), routes::gzip(std::string_view{text}));
   CAF_CHECK_EQUAL(renders, 2);
   for (int i = 0; i < 3; ++i) {
-    auto again = http::read_response(req, http::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
+    auto again = routes::read_response(req, routes::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
     CAF_CHECK_EQUAL(again.body().flatten(), compressed.body().flatten());
     CAF_CHECK_EQUAL(again[http::bhttp::field::content_length], compressed[http::bhttp::field::content_length]);
   }
@@ -212,7 +212,7 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
   CAF_CHECK_EQUAL(gzip.made.value(), 1u);
   CAF_CHECK_EQUAL(gzip.hits.value(), 3u);
   // A new version is a new page.
-  auto next = http::read_response(req, http::etag_text{"\"8-a\"", {1, 8}}, page, {gzip, files});
+  auto next = routes::read_response(req, routes::etag_text{"\"8-a\"", {1, 8}}, page, {gzip, files});
   CAF_CHECK_EQUAL(encoding(next), "gzip");
   CAF_CHECK(next.body().file == nullptr);  // 4 KiB of one byte compresses far under 4 KiB
   CAF_CHECK_EQUAL(gzip.made.value(), 2u);
@@ -223,18 +223,18 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
     x ^= x << 13, x ^= x >> 17, x ^= x << 5;  // xorshift: bytes gzip cannot shrink
     c = static_cast<char>(x);
   }
-  auto large = http::read_response(req, http::etag_text{"\"8-b\"", {1, 8}}, [&] { return http::response_text{noise}; }, {gzip, files});
+  auto large = routes::read_response(req, routes::etag_text{"\"8-b\"", {1, 8}}, [&] { return http::response_text{noise}; }, {gzip, files});
   CAF_CHECK_EQUAL(encoding(large), "gzip");
   CAF_REQUIRE(large.body().file != nullptr);
   std::string in_file(large.body().file->size(), '\0');
   CAF_REQUIRE_EQUAL(::pread(large.body().file->fd(), in_file.data(), in_file.size(), 0), static_cast<ssize_t>(in_file.size()));
   CAF_CHECK(in_file == large.body().flatten());
-  CAF_CHECK(in_file == http::gzip(std::string_view{noise}));
+  CAF_CHECK(in_file == routes::gzip(std::string_view{noise}));
   // A page of at most 1 KiB goes as it is, and its claim is given up: the next reader of it is
   // not deferred.
   auto held = gzip.held_bytes();
   for (int i = 0; i < 2; ++i) {
-    auto small = http::read_response(req, http::etag_text{"\"9-a\"", {1, 9}}, [] { return http::response_text{std::string(1024, 's')}; }, {gzip, files});
+    auto small = routes::read_response(req, routes::etag_text{"\"9-a\"", {1, 9}}, [] { return http::response_text{std::string(1024, 's')}; }, {gzip, files});
     CAF_CHECK_EQUAL(encoding(small), "");
     CAF_CHECK_EQUAL(small.body().flatten(), std::string(1024, 's'));
   }
@@ -242,7 +242,7 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
   CAF_CHECK_EQUAL(gzip.deferred.value(), 1u);
   // A client that does not take gzip gets the page rendered, from a file over 4 KiB.
   http::request plain{http::bhttp::verb::get, "/discovery/resources", 11};
-  auto at_limit = http::read_response(plain, http::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
+  auto at_limit = routes::read_response(plain, routes::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
   CAF_CHECK_EQUAL(encoding(at_limit), "");
   CAF_CHECK(at_limit.body().file == nullptr);
   CAF_CHECK_EQUAL(at_limit.body().flatten(), text);
@@ -252,7 +252,7 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
   };
   renders = 0;
   for (int i = 0; i < 3; ++i) {
-    auto past = http::read_response(plain, http::etag_text{"\"7-b\"", {1, 7}}, past_limit, {gzip, files});
+    auto past = routes::read_response(plain, routes::etag_text{"\"7-b\"", {1, 7}}, past_limit, {gzip, files});
     CAF_REQUIRE(past.body().file != nullptr);
     CAF_CHECK_EQUAL(past.body().file->size(), text.size() + 1);
     CAF_CHECK_EQUAL(past[http::bhttp::field::content_length], std::to_string(text.size() + 1));
@@ -266,7 +266,7 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
 namespace {
 
 // One set of four slots: every ETag competes for the same four.
-using small_cache = http::etag_cache<std::string, 1, 4>;
+using small_cache = routes::etag_cache<std::string, 1, 4>;
 
 std::optional<std::pair<std::string, std::size_t>> value_of(std::size_t bytes) {
   return std::pair{std::string(bytes, 'v'), bytes};
@@ -313,13 +313,13 @@ CAF_TEST(a read cache holds values up to its budget and past it replaces only co
 
 CAF_TEST(pages read in turn that fit the cache are each made once) {
   // The reads of the load generator: 41 pages of one version, read in turn, three times.
-  http::etag_cache<std::string, 16> cache{8u << 20};  // as page_files: 16 sets of 8
+  routes::etag_cache<std::string, 16> cache{8u << 20};  // as page_files: 16 sets of 8
   catalog::snapshot s;
   s.epoch = 0x1c4c1d938377b939;
   s.version = 0x21;
   for (int round = 0; round < 3; ++round)
     for (int page = 0; page <= 40; ++page) {
-      auto tag = http::etag_of(s, "/discovery/resources?limit=100&offset=" + std::to_string(page * 100));
+      auto tag = routes::etag_of(s, "/discovery/resources?limit=100&offset=" + std::to_string(page * 100));
       CAF_CHECK(cache.get(tag, tag.made_for(), [] { return value_of(150'000); }) != nullptr);
     }
   CAF_CHECK_EQUAL(cache.made.value(), 41u);
@@ -330,12 +330,12 @@ CAF_TEST(the pages of a new version take the slots and budget of the version the
   // The reads of the load generator under its write load: 41 pages of 150 KB, read in turn,
   // while new versions come out. One version's pages are 6.2 MB of the 8 MiB: the last
   // version's, never to be read again, must make room at once, not once cold.
-  http::etag_cache<std::string, 16> cache{8u << 20};
+  routes::etag_cache<std::string, 16> cache{8u << 20};
   catalog::snapshot s;
   s.epoch = 0x1c4c1d938377b939;
   auto read_round = [&] {
     for (int page = 0; page <= 40; ++page) {
-      auto tag = http::etag_of(s, "/discovery/resources?limit=100&offset=" + std::to_string(page * 100));
+      auto tag = routes::etag_of(s, "/discovery/resources?limit=100&offset=" + std::to_string(page * 100));
       CAF_CHECK(cache.get(tag, tag.made_for(), [] { return value_of(150'000); }) != nullptr);
     }
   };
@@ -374,8 +374,8 @@ CAF_TEST(a reader of an older version does not take the slot of a newer version)
 }
 
 CAF_TEST(a page that a newer version did not change takes the bytes made for the older one) {
-  http::gzip_cache gzip{http::gzip_cache_budget};
-  http::page_files files{http::page_files_budget};
+  routes::gzip_cache gzip{routes::gzip_cache_budget};
+  routes::page_files files{routes::page_files_budget};
   http::request gzipped{http::bhttp::verb::get, "/discovery/resources", 11};
   gzipped.set(http::bhttp::field::accept_encoding, "gzip");
   http::request plain{http::bhttp::verb::get, "/discovery/resources", 11};
@@ -391,10 +391,10 @@ CAF_TEST(a page that a newer version did not change takes the bytes made for the
   // As the handler reads a list page.
   auto read = [&](const http::request& req, const catalog::snapshot_ptr& snap, std::size_t offset) {
     auto query = "limit=100&offset=" + std::to_string(offset);
-    auto list = *http::parse_list_request(query);
-    auto etag = http::etag_of(*snap, "/discovery/resources?" + query);
-    auto res = http::read_response(req, etag, [&] { return http::render_list(snap, list); }, {gzip, files},
-                                   [&] { return std::optional{http::list_content(http::select_list(*snap, list), list)}; });
+    auto list = *routes::parse_list_request(query);
+    auto etag = routes::etag_of(*snap, "/discovery/resources?" + query);
+    auto res = routes::read_response(req, etag, [&] { return routes::render_list(snap, list); }, {gzip, files},
+                                   [&] { return std::optional{routes::list_content(routes::select_list(*snap, list), list)}; });
     CAF_CHECK_EQUAL(res[http::bhttp::field::etag], etag.view());
     return res.body().flatten();
   };
@@ -417,7 +417,7 @@ CAF_TEST(a page that a newer version did not change takes the bytes made for the
     auto again_plain = read(plain, v2, page * 100);
     CAF_CHECK_EQUAL(again == first[page], page != 1);
     CAF_CHECK_EQUAL(again_plain == first_plain[page], page != 1);
-    CAF_CHECK(again == http::gzip(std::string_view{again_plain}));
+    CAF_CHECK(again == routes::gzip(std::string_view{again_plain}));
   }
   CAF_CHECK_EQUAL(gzip.made.value(), 4u);
   CAF_CHECK_EQUAL(gzip.reused.value(), 2u);
@@ -440,15 +440,15 @@ CAF_TEST(a page that a newer version did not change takes the bytes made for the
 
 CAF_TEST(a page is remembered by place and content and only while an entry holds its value) {
   small_cache cache{100};
-  http::page_content content{100, 0, 250, {1, 2, 3}};
+  routes::page_content content{100, 0, 250, {1, 2, 3}};
   auto a = cache.get("\"1-1-a\"", {1, 1}, [] { return value_of(60); });
   CAF_REQUIRE(a);
   cache.remember(7, content, a);
   CAF_CHECK(cache.made_before(7, content).value == a->value);
   CAF_CHECK_EQUAL(cache.made_before(7, content).bytes, 60u);
   CAF_CHECK(!cache.made_before(7 + small_cache::slot_count, content));  // another place, the same slot
-  for (auto other : {http::page_content{100, 0, 250, {1, 2, 4}}, http::page_content{100, 0, 251, {1, 2, 3}},
-                     http::page_content{100, 100, 250, {1, 2, 3}}, http::page_content{10, 0, 250, {1, 2, 3}}})
+  for (auto other : {routes::page_content{100, 0, 250, {1, 2, 4}}, routes::page_content{100, 0, 251, {1, 2, 3}},
+                     routes::page_content{100, 100, 250, {1, 2, 3}}, routes::page_content{10, 0, 250, {1, 2, 3}}})
     CAF_CHECK(!cache.made_before(7, other));
   // Version 2's page takes the value, in the slot of version 1's: the value lives on in it,
   // and version 3 can take it too.
@@ -500,11 +500,11 @@ CAF_TEST(a page file holds the text pieces and suffix of the page byte for byte)
   CAF_REQUIRE_EQUAL(file->size(), page.payload_size());
   CAF_CHECK(file->read() == page.flatten());
   // A body that is the file reads as the page.
-  http::page_files files{http::page_files_budget};
+  routes::page_files files{routes::page_files_budget};
   auto size = file->size();
   auto held = files.get("\"1-a\"", {}, [&] { return std::optional{std::pair{std::move(*file), size}}; });
   CAF_REQUIRE(held);
-  auto body = http::file_body(held);
+  auto body = routes::file_body(held);
   CAF_CHECK_EQUAL(body.payload_size(), page.payload_size());
   CAF_CHECK(body.flatten() == page.flatten());
 }
@@ -526,12 +526,12 @@ CAF_TEST(an ETag names the run and version in hex and the target by a 16 digit h
     s.version = version;
     // The last target's hash is 0xfd3b886eadbff4: two leading zero digits.
     for (std::string_view target : {"", "/discovery/resources?limit=10", "/discovery/resources?offset=19100"}) {
-      auto tag = http::etag_of(s, target);
+      auto tag = routes::etag_of(s, target);
       CAF_CHECK_EQUAL(std::string{tag.view()}, expect(epoch, version, target));
     }
   }
   s.epoch = s.version = 0;
-  CAF_CHECK_EQUAL(std::string{http::etag_of(s, "/discovery/resources?offset=19100").view()}, "\"0-0-00fd3b886eadbff4\"");
+  CAF_CHECK_EQUAL(std::string{routes::etag_of(s, "/discovery/resources?offset=19100").view()}, "\"0-0-00fd3b886eadbff4\"");
   s.epoch = s.version = ~0ull;
-  CAF_CHECK_EQUAL(http::etag_of(s, "/x").view().size(), 52u);
+  CAF_CHECK_EQUAL(routes::etag_of(s, "/x").view().size(), 52u);
 }

@@ -3,8 +3,8 @@
 
 #include "fixtures.hpp"
 #include "z402/catalog/snapshot.hpp"
-#include "http/resource_query.hpp"
-#include "http/search_query.hpp"
+#include "routes/resource_query.hpp"
+#include "routes/search_query.hpp"
 #include "z402/search/ranking.hpp"
 #include "z402/search/term_map.hpp"
 #include "search/tokenizer.hpp"
@@ -109,7 +109,7 @@ catalog::snapshot snapshot_of(const std::vector<listing>& rows) {
 std::vector<std::string> ranked_urls(const catalog::snapshot& s, std::string_view query) {
   auto& idx = s.search_index_of();
   std::vector<std::string> out;
-  for (auto& h : search::spread_origins(idx, idx.rank(search::tokenize(query)), http::results_per_origin))
+  for (auto& h : search::spread_origins(idx, idx.rank(search::tokenize(query)), routes::results_per_origin))
     out.push_back(s.items[h.position]->record().identity.resource);
   return out;
 }
@@ -291,37 +291,37 @@ CAF_TEST(an agent intent finds the intended service first) {
 }
 
 CAF_TEST(cursors are bound to their search and expire) {
-  http::cursor_signer signer{"0123456789abcdef0123456789abcdef"};
+  routes::cursor_signer signer{"0123456789abcdef0123456789abcdef"};
   auto c = signer.issue(10, "fingerprint-a", 1000);
   auto redeemed = signer.redeem(c, "fingerprint-a", 2000);
   CAF_REQUIRE(redeemed);
   CAF_CHECK_EQUAL(*redeemed, 10u);
   auto refused = [&](std::string_view cursor, std::string_view fingerprint, std::int64_t now,
-                     const http::cursor_signer& by) {
+                     const routes::cursor_signer& by) {
     auto r = by.redeem(cursor, fingerprint, now);
     return !r && r.error().code == errc::invalid_cursor && r.error().field == "cursor";
   };
   CAF_CHECK(refused(c, "fingerprint-b", 2000, signer));
-  CAF_CHECK(signer.redeem(c, "fingerprint-a", 1000 + http::cursor_lifetime_ms));
-  CAF_CHECK(refused(c, "fingerprint-a", 1001 + http::cursor_lifetime_ms, signer));
+  CAF_CHECK(signer.redeem(c, "fingerprint-a", 1000 + routes::cursor_lifetime_ms));
+  CAF_CHECK(refused(c, "fingerprint-a", 1001 + routes::cursor_lifetime_ms, signer));
   auto tampered = c;
   tampered[2] = tampered[2] == 'A' ? 'B' : 'A';
   CAF_CHECK(refused(tampered, "fingerprint-a", 2000, signer));
   CAF_CHECK(refused("not-a-cursor", "fingerprint-a", 2000, signer));
-  CAF_CHECK(refused(c, "fingerprint-a", 2000, http::cursor_signer{"another key of thirty-two bytes!"}));
+  CAF_CHECK(refused(c, "fingerprint-a", 2000, routes::cursor_signer{"another key of thirty-two bytes!"}));
 }
 
 CAF_TEST(paging a search with limit 5 returns every match once) {
   auto s = snapshot_of(catalog_rows);
-  http::cursor_signer signer{"0123456789abcdef0123456789abcdef"};
+  routes::cursor_signer signer{"0123456789abcdef0123456789abcdef"};
   auto all = ranked_urls(s, "image photo text");
   CAF_REQUIRE_GREATER(all.size(), 10u);
   std::vector<std::string> paged;
   std::string query = "query=image+photo+text&limit=5";
   for (int page = 0; page < 100; ++page) {
-    auto req = http::parse_search_request(query, signer, 5000);
+    auto req = routes::parse_search_request(query, signer, 5000);
     CAF_REQUIRE(req.has_value());
-    auto body = boost::json::parse(http::render_search(s, *req, signer, 5000)).as_object();
+    auto body = boost::json::parse(routes::render_search(s, *req, signer, 5000)).as_object();
     for (auto& r : body.at("resources").as_array()) paged.emplace_back(r.at("resource").as_string());
     CAF_CHECK_EQUAL(body.at("pagination").at("limit").as_int64(), 5);
     auto& cursor = body.at("pagination").at("cursor");
@@ -331,33 +331,33 @@ CAF_TEST(paging a search with limit 5 returns every match once) {
   CAF_CHECK_EQUAL(paged, all);
   CAF_CHECK_EQUAL(std::set<std::string>(paged.begin(), paged.end()).size(), paged.size());
   // The same cursor with another query or another filter is refused.
-  auto first = boost::json::parse(http::render_search(s, *http::parse_search_request("query=image+photo+text&limit=5", signer, 5000), signer, 5000));
+  auto first = boost::json::parse(routes::render_search(s, *routes::parse_search_request("query=image+photo+text&limit=5", signer, 5000), signer, 5000));
   std::string cursor{first.at("pagination").at("cursor").as_string()};
-  auto code_of = [&](const std::string& q) { return http::parse_search_request(q, signer, 5000).error().code; };
+  auto code_of = [&](const std::string& q) { return routes::parse_search_request(q, signer, 5000).error().code; };
   CAF_CHECK(code_of("query=image&limit=5&cursor=" + cursor) == errc::invalid_cursor);
   CAF_CHECK(code_of("query=image+photo+text&type=mcp&cursor=" + cursor) == errc::invalid_cursor);
 }
 
 CAF_TEST(a search needs a query of at most 512 characters) {
-  http::cursor_signer signer{"k"};
+  routes::cursor_signer signer{"k"};
   auto refused = [&](const std::string& q, errc code, std::string_view field) {
-    auto req = http::parse_search_request(q, signer, 0);
+    auto req = routes::parse_search_request(q, signer, 0);
     return !req && req.error().code == code && req.error().field == field;
   };
   CAF_CHECK(refused("", errc::query_required, "query"));
   CAF_CHECK(refused("query=+++", errc::query_required, "query"));
-  CAF_CHECK(http::parse_search_request("query=" + std::string(512, 'a'), signer, 0));
+  CAF_CHECK(routes::parse_search_request("query=" + std::string(512, 'a'), signer, 0));
   CAF_CHECK(refused("query=" + std::string(513, 'a'), errc::invalid_filter, "query"));
   CAF_CHECK(refused("query=x&type=ftp", errc::invalid_filter, "type"));
 }
 
 CAF_TEST(resolve finds the item of every provider with one identity and no other) {
   auto s = snapshot_of(catalog_rows);
-  auto body = http::render_resource(s, "type=http&url=https%3A%2F%2FWX.example.com%2Fv1%2Fcurrent%2F&method=GET");
+  auto body = routes::render_resource(s, "type=http&url=https%3A%2F%2FWX.example.com%2Fv1%2Fcurrent%2F&method=GET");
   CAF_REQUIRE(body.has_value());
   CAF_CHECK_EQUAL(boost::json::parse(*body).at("resources").as_array().size(), 1u);
   auto refused = [&](std::string_view q, errc code, std::string_view field) {
-    auto r = http::render_resource(s, q);
+    auto r = routes::render_resource(s, q);
     return !r && r.error().code == code && r.error().field == field;
   };
   CAF_CHECK(refused("type=http&url=https%3A%2F%2Fwx.example.com%2Fv1%2Fcurrent&method=POST", errc::not_found, ""));
@@ -379,7 +379,7 @@ CAF_TEST(resolve finds the item of every provider with one identity and no other
   CAF_CHECK(found == (std::vector<std::size_t>{0, 3, rows.size() - 2}));
   CAF_CHECK(many.identity_index_of().positions(many.items, "http", twice.url, "POST") == std::vector<std::size_t>{rows.size() - 1});
   CAF_CHECK(many.identity_index_of().positions(many.items, "mcp", twice.url, "GET").empty());
-  auto three = http::render_resource(many, "type=http&url=https%3A%2F%2Fwx.example.com%2Fv1%2Fcurrent");
+  auto three = routes::render_resource(many, "type=http&url=https%3A%2F%2Fwx.example.com%2Fv1%2Fcurrent");
   CAF_REQUIRE(three.has_value());
   CAF_CHECK_EQUAL(boost::json::parse(*three).at("resources").as_array().size(), 3u);
 }
@@ -421,12 +421,12 @@ CAF_TEST(the best hits and their pages equal those of the whole ranking) {
           CAF_CHECK_EQUAL(best[i].score, ranking[i].score);
         }
       }
-      auto whole = search::spread_origins(idx, ranking, http::results_per_origin);
+      auto whole = search::spread_origins(idx, ranking, routes::results_per_origin);
       for (std::size_t offset : {0u, 1u, 10u, 14u, 15u, 16u, 100u, 299u, 400u})
         for (std::size_t limit : {1u, 10u, 100u, 1000u}) {
           std::vector<std::size_t> expected;
           for (auto i = offset; i < whole.size() && expected.size() < limit; ++i) expected.push_back(whole[i].position);
-          auto page = search::page_of(idx, terms, allowed, http::results_per_origin, offset, limit);
+          auto page = search::page_of(idx, terms, allowed, routes::results_per_origin, offset, limit);
           CAF_CHECK(page.positions == expected);
           CAF_CHECK_EQUAL(page.more, whole.size() > offset + limit);
         }
@@ -467,8 +467,8 @@ void check_same_hits(const search::index& a, const search::index& b, const std::
       for (std::size_t i = 0; same && i < ta.size(); ++i) same = ta[i].position == tb[i].position && ta[i].score == tb[i].score;
       CAF_CHECK(same);
     }
-    auto pa = search::page_of(a, terms, nullptr, http::results_per_origin, 0, 50);
-    auto pb = search::page_of(b, terms, nullptr, http::results_per_origin, 0, 50);
+    auto pa = search::page_of(a, terms, nullptr, routes::results_per_origin, 0, 50);
+    auto pb = search::page_of(b, terms, nullptr, routes::results_per_origin, 0, 50);
     CAF_CHECK(pa.positions == pb.positions);
   }
 }

@@ -20,10 +20,17 @@ using namespace z402;
 CAF_TEST(iso time round trips with milliseconds) {
   CAF_CHECK_EQUAL(wire::format_iso_ms(0), "1970-01-01T00:00:00.000Z");
   CAF_CHECK_EQUAL(wire::format_iso_ms(1798203296789), "2026-12-25T12:54:56.789Z");
-  CAF_CHECK_EQUAL(wire::parse_iso_ms("2026-12-25T12:54:56.789Z"), std::optional<std::int64_t>{1798203296789});
+  auto parsed = wire::parse_iso_ms("2026-12-25T12:54:56.789Z");
+  CAF_REQUIRE(parsed);
+  CAF_CHECK_EQUAL(*parsed, 1798203296789);
   CAF_CHECK_EQUAL(wire::format_iso_ms(-1), "1969-12-31T23:59:59.999Z");
-  CAF_CHECK(!wire::parse_iso_ms("2026-02-30T00:00:00.000Z"));
-  CAF_CHECK(!wire::parse_iso_ms("2026-12-25 12:54:56.789Z"));
+  auto no_such_day = wire::parse_iso_ms("2026-02-30T00:00:00.000Z");
+  CAF_REQUIRE(!no_such_day);
+  CAF_CHECK_EQUAL(no_such_day.error().reason, "names a day that does not exist");
+  auto not_a_time = wire::parse_iso_ms("2026-12-25 12:54:56.789Z");
+  CAF_REQUIRE(!not_a_time);
+  CAF_CHECK(not_a_time.error().code == errc::invalid_request);
+  CAF_CHECK_EQUAL(not_a_time.error().reason, "is not a UTC time written YYYY-MM-DDTHH:MM:SS.mmmZ");
   CAF_CHECK_EQUAL(wire::utc_day(wire::ms_per_day - 1), 0);
   CAF_CHECK_EQUAL(wire::utc_day(wire::ms_per_day), 1);
 }
@@ -303,7 +310,7 @@ CAF_TEST(canonical JSON orders the keys of every object and drops white space an
 
 // A payment's id is the SHA-256 of this text, and ids are kept in the catalog file and compared
 // between nodes: the text must not change from one version to the next. These are what the
-// writer over Boost's tree (up to 50c4f43) gave for the same inputs: key order by unsigned byte,
+// earlier writer over Boost's tree gave for the same inputs: key order by unsigned byte,
 // numbers as Boost reads and writes them, \u escapes resolved and written as bytes, U+007F kept.
 CAF_TEST(canonical JSON is the text earlier versions gave for the same documents) {
   CAF_CHECK_EQUAL(canonical(R"({"b":1,"a":{"y":[1,2,{"q":null,"p":true}],"x":"s"}})"),
@@ -414,13 +421,19 @@ CAF_TEST(loopback is an address in 127.0.0.0/8 or ::1 and never a name) {
 CAF_TEST(percent decoding reads a query strictly and a path leniently) {
   using wire::percent_decoding;
   // Each result held in a variable: CAF_CHECK_EQUAL keeps a view of its arguments.
-  auto decoded = [](std::string_view s, percent_decoding how) { return wire::percent_decode(s, how).value_or("<refused>"); };
+  auto decoded = [](std::string_view s, percent_decoding how) {
+    auto out = wire::percent_decode(s, how);
+    return out ? *out : std::string{"<refused>"};
+  };
   auto form = decoded("a+b%26c%3a", percent_decoding::form);
   CAF_CHECK_EQUAL(form, "a b&c:");
   auto lenient = decoded("a+b%26c", percent_decoding::lenient);
   CAF_CHECK_EQUAL(lenient, "a+b&c");
   for (std::string malformed : {"%", "%4", "%zz", "a%4g", "%%41"}) {
-    CAF_CHECK(!wire::percent_decode(malformed, percent_decoding::form));
+    auto refused = wire::percent_decode(malformed, percent_decoding::form);
+    CAF_REQUIRE(!refused);
+    CAF_CHECK(refused.error().code == errc::invalid_request);
+    CAF_CHECK_EQUAL(refused.error().reason, "has a malformed percent-escape (% not followed by two hex digits)");
     auto kept = decoded(malformed, percent_decoding::lenient);
     CAF_CHECK_EQUAL(kept, malformed == "%%41" ? std::string{"%A"} : malformed);
   }

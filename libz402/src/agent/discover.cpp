@@ -84,7 +84,8 @@ activity activity_of(const json::object& item, std::int64_t now_ms) {
   activity a;
   if (auto* today = item.if_contains("paidCallsToday"); today && today->is_int64()) a.today = today->get_int64();
   auto* seen = item.if_contains("lastSeen");
-  auto ms = seen && seen->is_string() ? wire::parse_iso_ms(seen->get_string()) : std::nullopt;
+  if (!seen || !seen->is_string()) return a;
+  auto ms = wire::parse_iso_ms(seen->get_string());
   if (!ms) return a;
   auto age = (now_ms - *ms) / 1000;
   if (age < -future_slack_s) return a;

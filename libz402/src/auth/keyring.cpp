@@ -215,8 +215,21 @@ expected<std::string> create_settle_key(const std::filesystem::path& data_dir, s
   });
 }
 
+expected<keyring_file> read_keyring_file(const std::filesystem::path& file) {
+  auto stamp = file_stamp(file);
+  auto loaded = load_keyring(file);
+  if (!loaded) return loaded.error();
+  return keyring_file{std::move(*loaded), std::move(stamp)};
+}
+
 key_store::key_store(std::filesystem::path file, telemetry::logger log)
     : file_(std::move(file)), log_(log.with_component("auth.keyring")), current_(std::make_shared<const keyring>()) {}
+
+key_store::key_store(std::filesystem::path file, telemetry::logger log, keyring_file first)
+    : file_(std::move(file)),
+      log_(log.with_component("auth.keyring")),
+      stamp_(std::move(first.stamp)),
+      current_(std::make_shared<const keyring>(std::move(first.keys))) {}
 
 keyring_change key_store::reload() {
   auto stamp = file_stamp(file_);

@@ -7,7 +7,7 @@
 #include "catalog/cluster_credentials.hpp"
 #include "catalog/cluster_link.hpp"
 #include "z402/config/atomic_file.hpp"
-#include "http/handlers.hpp"
+#include "routes/handlers.hpp"
 #include "z402/http/server.hpp"
 
 #include <boost/asio/post.hpp>
@@ -59,8 +59,7 @@ namespace {
 constexpr std::chrono::milliseconds file_poll_interval{250};
 
 /// The engine's options: the config's, and the saved catalog as the keys read now allow it.
-catalog::engine_options engine_options_of(const config::bazaar_config& cfg, auth::key_store& keys, const telemetry::logger& log) {
-  keys.reload();
+catalog::engine_options engine_options_of(const config::bazaar_config& cfg, const auth::key_store& keys, const telemetry::logger& log) {
   catalog::engine_options options;
   options.limits = cfg.limits;
   options.terms = cfg.terms;
@@ -112,19 +111,19 @@ expected<std::shared_ptr<http::tls_certificates>> certificates_of(const config::
 /// Declared in the order things start; destroyed in reverse: the io threads' contexts outlive
 /// everything that posts into them, the engine outlives the routes that call it.
 struct bazaar::running {
-  running(caf::actor_system& sys, const config::bazaar_config& cfg, telemetry::logger log,
+  running(caf::actor_system& sys, const config::bazaar_config& cfg, telemetry::logger log, auth::keyring_file keyring,
           std::shared_ptr<http::tls_certificates> certificates, std::size_t max_connections)
       : cfg(cfg),
         log(std::move(log)),
         tls(std::move(certificates)),
         io(cfg.io_threads),
-        keys(auth::keyring_path(cfg.data_dir), this->log),
+        keys(auth::keyring_path(cfg.data_dir), this->log, std::move(keyring)),
         engine(sys, engine_options_of(cfg, keys, this->log)),
         access(cfg.access_log ? this->log : telemetry::logger{}),
         settles(io.main(), engine),
         // Search cursors are signed with a key of this run: a restart ends open searches, nothing else.
-        app(engine, keys, crypto::random_key(""), settles, checks.get_executor(), cfg.declaration_bytes_in_flight),
-        handler(app),
+        routes(engine, keys, crypto::random_key(""), settles, checks.get_executor(), cfg.declaration_bytes_in_flight),
+        handler(routes),
         metrics(handler.route_names()),
         server(io, server_options_of(cfg, max_connections, tls, metrics), handler, access),
         poll_timer(io.main()) {
@@ -133,10 +132,9 @@ struct bazaar::running {
 
   /// What the routes need to know of this node before the first request.
   void configure_routes() {
-    app.scheme = tls ? "https" : "http";
-    app.role = cfg.follow ? "follower" : cfg.cluster_listen ? "primary" : "standalone";
-    app.metrics_enabled = cfg.metrics;
-    app.http_metrics = &metrics;
+    routes.node.scheme = tls ? "https" : "http";
+    routes.node.role = cfg.follow ? "follower" : cfg.cluster_listen ? "primary" : "standalone";
+    routes.metrics = {cfg.metrics, &metrics};
   }
 
   /// A primary's followers authenticate writes with its keyring: the FEED sends them the
@@ -170,11 +168,11 @@ struct bazaar::running {
   auth::key_store keys;
   catalog::engine engine;
   http::access_log access;
-  http::settle_batcher settles;
+  routes::settle_batcher settles;
   // Declarations are parsed and checked on a thread of their own, so reads never wait behind them.
   net::thread_pool checks{1};
-  http::app_state app;
-  http::bazaar_handler handler;
+  routes::bazaar_routes routes;
+  routes::bazaar_handler handler;
   http::server_metrics metrics;
   http::server server;
   // The file watch and the stop share the main context's one thread and this flag, set on it:
@@ -201,13 +199,14 @@ expected<std::unique_ptr<bazaar>> bazaar::start(caf::actor_system& sys, const co
     return e;
   };
   if (auto ready = startup::prepare_data_dir(cfg.data_dir); !ready) return refuse(ready.error());
-  if (auto keys = startup::check_keyring(cfg.data_dir); !keys) return refuse(keys.error());
+  auto keyring = startup::read_keyring(cfg.data_dir);
+  if (!keyring) return refuse(keyring.error());
   auto max_connections = startup::connection_limit(cfg.max_connections);
   if (!max_connections) return refuse(max_connections.error());
   auto certificates = certificates_of(cfg, log);
   if (!certificates) return refuse(certificates.error());
 
-  auto r = std::make_unique<running>(sys, cfg, log, std::move(*certificates), *max_connections);
+  auto r = std::make_unique<running>(sys, cfg, log, std::move(*keyring), std::move(*certificates), *max_connections);
   r->engine.set_payees(startup::payees_of(*r->keys.current()));
   auto fail = [&](const error& e) {
     r->engine.stop();
@@ -266,7 +265,7 @@ expected<void> bazaar::stop() {
     });
     r.io_runner.join();
     r.checks.join();
-    bool flushed = r.engine.flush();
+    auto flushed = r.engine.flush();
     // The actors end here, before the routes and sessions they answer into: a completion one
     // still held (a declaration's, a settle's) is answered as it goes, and that answer, posted
     // to a stopped io context, runs below and releases its session, write slot and body bytes
@@ -278,7 +277,7 @@ expected<void> bazaar::stop() {
     if (flushed) {
       r.log.info("stopped; catalog saved");
     } else {
-      r.stopped = error{errc::io_error, "catalog.json", "stopped; the catalog could not be saved"};
+      r.stopped = error{errc::io_error, "catalog.json", "stopped; the catalog could not be saved: " + flushed.error().reason};
       r.log.error(r.stopped.error().reason);
     }
   });

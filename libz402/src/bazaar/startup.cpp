@@ -20,9 +20,8 @@ expected<void> prepare_data_dir(const std::filesystem::path& dir) {
   return {};
 }
 
-expected<void> check_keyring(const std::filesystem::path& data_dir) {
-  if (auto loaded = auth::load_keyring(auth::keyring_path(data_dir)); !loaded) return loaded.error();
-  return {};
+expected<auth::keyring_file> read_keyring(const std::filesystem::path& data_dir) {
+  return auth::read_keyring_file(auth::keyring_path(data_dir));
 }
 
 expected<std::size_t> connection_limit(std::size_t configured) {

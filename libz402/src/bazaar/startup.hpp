@@ -17,8 +17,8 @@ namespace z402::startup {
 /// written would lose every acknowledgement. io_error naming the directory otherwise.
 expected<void> prepare_data_dir(const std::filesystem::path& dir);
 
-/// The keyring in `data_dir` reads (a malformed one is refused at start, not skipped).
-expected<void> check_keyring(const std::filesystem::path& data_dir);
+/// The keyring in `data_dir`, read once (a malformed one is refused at start, not skipped).
+expected<auth::keyring_file> read_keyring(const std::filesystem::path& data_dir);
 
 /// The connection limit in force: the configured one, or three quarters of the fd limit when
 /// it is 0. invalid_request (field maxConnections) when the configured one leaves too few fds

@@ -8,6 +8,7 @@
 #include "catalog/replica_actor.hpp"
 #include "catalog/settle_actor.hpp"
 #include "core/detached.hpp"
+#include "z402/catalog/serialization.hpp"
 #include "z402/wire/iso_time.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -78,12 +79,11 @@ engine::engine(caf::actor_system& sys, engine_options options) : sys_(sys) {
 
 engine::~engine() { stop(); }
 
-bool engine::flush() {
-  bool flushed = false;
+expected<std::uint64_t> engine::flush() {
+  expected<std::uint64_t> flushed = error{errc::unavailable, "", "the catalog did not answer"};
   caf::scoped_actor self{registry_->home_system()};
   self->request(registry_, std::chrono::seconds{10}, atom::flush::value)
-      .receive([&](bool ok) { flushed = ok; },
-               [&](caf::error& err) { ctx_.log.with_component("catalog").error("final flush failed", {{"reason", to_string(err)}}); });
+      .receive([&](std::uint64_t on_disk) { flushed = on_disk; }, [&](caf::error& err) { flushed = error_of(err); });
   return flushed;
 }
 
@@ -109,11 +109,6 @@ void engine::declare(const std::string& name, declare_command cmd, write_complet
 void engine::delist(const std::string& name, delist_command cmd, write_completion done) {
   if (replica_) return caf::anon_send(replica_, atom::delist::value, name, std::move(cmd), std::move(done));
   caf::anon_send(directory_->get(name), atom::delist::value, std::move(cmd), std::move(done));
-}
-
-void engine::repeat_declaration(const std::string& name, std::string digest, write_completion done) {
-  if (replica_) return caf::anon_send(replica_, atom::repeat::value, name, std::move(digest), std::move(done));
-  caf::anon_send(directory_->get(name), atom::repeat::value, std::move(digest), std::move(done));
 }
 
 void engine::settle(const boost::json::value& body, settle_completion done) {

@@ -1,6 +1,7 @@
 #include "catalog/persistence_actor.hpp"
 
 #include "catalog/payment_file.hpp"
+#include "z402/catalog/serialization.hpp"
 #include "z402/config/atomic_file.hpp"
 
 namespace z402::catalog {
@@ -67,18 +68,18 @@ void compact_payments(self_ptr self) {
 }
 
 // The payments before the counts that include them (payment_file.hpp).
-bool save_payments(self_ptr self) {
+expected<void> save_payments(self_ptr self) {
   auto& st = self->state;
-  if (st.unsaved_payments.empty() || st.payments.file.empty()) return true;
+  if (st.unsaved_payments.empty() || st.payments.file.empty()) return {};
   auto appended = append_payments(st.payments.file, st.payments.good_bytes, st.unsaved_payments);
   if (!appended) {
     failed(self, appended.error().reason);
-    return false;
+    return appended.error();
   }
   st.payments.records += st.unsaved_payments.size();
   st.unsaved_payments.clear();
   compact_payments(self);
-  return true;
+  return {};
 }
 
 // The catalog file, then a journal that names it. Until the new journal is in place the old
@@ -112,25 +113,26 @@ expected<void> append_changes(self_ptr self, const snapshot& snap) {
   return {};
 }
 
-// Saves the newest snapshot if it is not on disk; `fold`: in the catalog file alone.
-bool write_latest(self_ptr self, bool fold = false) {
+// Saves the newest snapshot if it is not on disk; `fold`: in the catalog file alone. The error
+// is the save's (it is in the stats too, and retried).
+expected<void> write_latest(self_ptr self, bool fold = false) {
   auto& st = self->state;
   st.writes.acted(self->clock().now());
-  if (!st.latest) return true;
+  if (!st.latest) return {};
   bool journaled = st.journal_bytes > st.journal_head_bytes;
-  if (st.latest->version == st.written_version && !(fold && journaled)) return true;
-  if (!save_payments(self)) return false;
+  if (st.latest->version == st.written_version && !(fold && journaled)) return {};
+  if (auto payments = save_payments(self); !payments) return payments;
   auto& snap = *st.latest;
   bool whole = fold || st.journal_bytes == 0 || journal_full(st.journal_bytes, st.file_bytes);
   auto written = whole ? write_whole(self, snap) : append_changes(self, snap);
   if (!written) {
     st.journal_bytes = 0;
     failed(self, written.error().reason);
-    return false;
+    return written;
   }
   st.written_version = st.latest->version;
   saved(self);
-  return true;
+  return {};
 }
 
 }  // namespace
@@ -160,7 +162,10 @@ persistence_actor::behavior_type persistence(persistence_actor::stateful_pointer
         self->state.retry_armed = false;
         write_latest(self);
       },
-      [=](atom::flush) { return write_latest(self, true); },
+      [=](atom::flush) -> caf::result<std::uint64_t> {
+        if (auto written = write_latest(self, true); !written) return make_error(written.error());
+        return self->state.written_version;
+      },
   };
 }
 

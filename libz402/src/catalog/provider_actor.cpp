@@ -78,7 +78,7 @@ void commit(self_ptr self, item_map next, bool may_refuse, OnOk on_ok, OnError o
   self->request(self->state.registry, caf::infinite, atom::commit::value, self->state.provider, std::move(change),
                 may_refuse)
       .await(
-          [=](bool) mutable {
+          [=]() mutable {
             self->state.items = std::move(next);
             arm_timer(self);
             on_ok();
@@ -103,7 +103,7 @@ void commit_in_place(self_ptr self, std::vector<std::pair<item_map::iterator, it
   auto midnight = (wire::utc_day(st.ctx.clock->now_ms()) + 1) * wire::ms_per_day;
   if (st.armed_for < 0 || st.armed_for > midnight) arm_timer(self);
   self->request(st.registry, caf::infinite, atom::commit::value, st.provider, std::move(change), false)
-      .await([=](bool) mutable { on_ok(); }, [=](caf::error& err) mutable { on_error(err); });
+      .await([=]() mutable { on_ok(); }, [=](caf::error& err) mutable { on_error(err); });
 }
 
 item_map upsert(const provider_state& st, const declare_command& cmd, std::int64_t now) {
@@ -263,11 +263,117 @@ counted_batch count_batch(provider_state& st, const settle_batch& batch, std::in
   return out;
 }
 
+// The provider's last declaration again (the same body digest), with every item it listed still
+// here: a heartbeat, which only moves their lastSeen on. False, and nothing done, when it is not.
+bool heartbeat(self_ptr self, const std::string& digest, const write_completion& done) {
+  auto& st = self->state;
+  auto now = st.ctx.clock->now_ms();
+  auto next = digest.empty() || digest != st.last_digest ? std::nullopt : repeated(st, now);
+  if (!next) return false;
+  auto accepted = st.last_keys.size();
+  commit(
+      self, std::move(*next), false, [=] { done({write_outcome::status::ok, {}, accepted, now}); },
+      [=](const caf::error&) { done(write_outcome::unavailable("the catalog is shutting down")); });
+  return true;
+}
+
+// Upserts a declaration's items, within the provider's budget here and the catalog's at the REGISTRY.
+void declare(self_ptr self, const declare_command& cmd, const write_completion& done) {
+  auto& st = self->state;
+  auto now = st.ctx.clock->now_ms();
+  auto next = upsert(st, cmd, now);
+  if (next.size() > st.ctx.limits.max_items_per_provider)
+    return done(write_outcome::refused(
+        refused("items", "a provider may list at most " + std::to_string(st.ctx.limits.max_items_per_provider) + " items")));
+  auto accepted = cmd.items.size();
+  std::vector<std::string> keys;
+  keys.reserve(cmd.items.size());
+  for (auto& item : cmd.items) keys.push_back(item.identity.key());
+  commit(
+      self, std::move(next), true,
+      [=, digest = cmd.digest, keys = std::move(keys)] {
+        self->state.last_digest = digest;
+        self->state.last_keys = keys;
+        done({write_outcome::status::ok, {}, accepted, now});
+      },
+      [=](const caf::error& err) {
+        if (err == errc::catalog_full) done(write_outcome::refused({errc::catalog_full, "items", "the catalog is full"}));
+        else done(write_outcome::unavailable("the catalog is shutting down"));
+      });
+}
+
 item_map apply(const item_map& items, const counted_batch& batch, std::int64_t today, bool with_created) {
   item_map next = items;
   for (auto& [key, touched] : batch.touched)
     if (with_created || !batch.created.count(key)) next[key] = make_item(touched.record, today);
   return next;
+}
+
+// Removes the named items (or all); ok with how many.
+void delist(self_ptr self, const delist_command& cmd, const write_completion& done) {
+  auto& st = self->state;
+  auto now = st.ctx.clock->now_ms();
+  auto next = cmd.all ? item_map{} : st.items;
+  std::size_t removed = cmd.all ? st.items.size() : 0;
+  for (auto& key : cmd.keys) removed += next.erase(key);
+  if (removed == 0) return done({write_outcome::status::ok, {}, 0, now});
+  // The body that listed them is no heartbeat any more: sent again, it is declared again in
+  // full (the provider still serves those routes after all).
+  st.last_digest.clear();
+  commit(
+      self, std::move(next), false, [=] { done({write_outcome::status::ok, {}, removed, now}); },
+      [=](const caf::error&) { done(write_outcome::unavailable("the catalog is shutting down")); });
+}
+
+// Counts a batch of settles: one outcome per event, in order, once the REGISTRY took the counts.
+// Counts on existing items always land; new payment-only items only within the global budgets,
+// and if those are full the batch is counted again without its new items.
+caf::result<settle_outcomes> count_settles(self_ptr self, const settle_batch& batch) {
+  auto rp = self->make_response_promise<settle_outcomes>();
+  auto now = self->state.ctx.clock->now_ms();
+  auto today = wire::utc_day(now);
+  auto counted = std::make_shared<counted_batch>(count_batch(self->state, batch, now));
+  auto deliver = [=]() mutable { rp.deliver(std::move(counted->outcomes)); };
+  auto unavailable = [=, n = batch.size()](const caf::error&) mutable {
+    rp.deliver(settle_outcomes(n, settle_outcome::rejected(settle_rejection::unavailable, "the catalog is unavailable")));
+  };
+  auto counts_only = [=]() mutable {
+    for (std::size_t i = 0; i < counted->key_of.size(); ++i)
+      if (counted->key_of[i] && counted->created.count(*counted->key_of[i]))
+        counted->outcomes[i] = settle_outcome::rejected(settle_rejection::catalog_full, "paymentPayload.resource.url: the catalog is full");
+    commit(self, apply(self->state.items, *counted, today, false), false, deliver, unavailable, counted_payments(*counted, now));
+  };
+  if (counted->touched.empty()) {
+    deliver();
+  } else if (counted->created.empty()) {
+    // Every touched item exists: its record moves into its new version, which replaces the old
+    // where it is.
+    std::vector<std::pair<item_map::iterator, item_ptr>> versions;
+    for (auto& [key, touched] : counted->touched) versions.emplace_back(touched.at, make_item(std::move(touched.record), today));
+    commit_in_place(self, std::move(versions), counted_payments(*counted, now), deliver, unavailable);
+  } else {
+    commit(
+        self, apply(self->state.items, *counted, today, true), true, deliver,
+        [=](const caf::error& err) mutable {
+          if (err == errc::catalog_full) counts_only();
+          else unavailable(err);
+        },
+        counted_payments(*counted, now));
+  }
+  return rp;
+}
+
+// The timer of `generation` fired: expired items leave, and paidCallsToday turns with the day.
+void sweep(self_ptr self, std::uint64_t generation) {
+  auto& st = self->state;
+  if (generation != st.timer_generation) return;
+  st.armed_for = -1;
+  bool changed = false;
+  auto next = swept(st, st.ctx.clock->now_ms(), changed);
+  if (changed)
+    commit(self, std::move(next), false, [] {}, [](const caf::error&) {});
+  else
+    arm_timer(self);
 }
 
 }  // namespace
@@ -282,107 +388,14 @@ provider_actor::behavior_type provider(provider_actor::stateful_pointer<provider
   arm_timer(self);
   return {
       [=](atom::declare, const declare_command& cmd, const write_completion& done) {
-        auto& st = self->state;
-        auto now = st.ctx.clock->now_ms();
-        auto next = upsert(st, cmd, now);
-        if (next.size() > st.ctx.limits.max_items_per_provider) {
-          done(write_outcome::refused(
-              refused("items", "a provider may list at most " + std::to_string(st.ctx.limits.max_items_per_provider) + " items")));
-          return;
-        }
-        auto accepted = cmd.items.size();
-        std::vector<std::string> keys;
-        std::vector<content_ptr> kept;
-        for (auto& item : cmd.items) {
-          keys.push_back(item.identity.key());
-          kept.push_back(next.at(keys.back())->record().content);
-        }
-        commit(
-            self, std::move(next), true,
-            [=, digest = cmd.digest, keys = std::move(keys), kept = std::move(kept)] {
-              self->state.last_digest = digest;
-              self->state.last_keys = keys;
-              done({write_outcome::status::ok, {}, accepted, now, kept});
-            },
-            [=](const caf::error& err) {
-              if (err == errc::catalog_full)
-                done(write_outcome::refused({errc::catalog_full, "items", "the catalog is full"}));
-              else
-                done(write_outcome::unavailable("the catalog is shutting down"));
-            });
+        if (!heartbeat(self, cmd.digest, done)) declare(self, cmd, done);
       },
-      [=](atom::delist, const delist_command& cmd, const write_completion& done) {
-        auto& st = self->state;
-        auto now = st.ctx.clock->now_ms();
-        auto next = cmd.all ? item_map{} : st.items;
-        std::size_t removed = cmd.all ? st.items.size() : 0;
-        for (auto& key : cmd.keys) removed += next.erase(key);
-        if (removed == 0) return done({write_outcome::status::ok, {}, 0, now});
-        // The body that listed them is no heartbeat any more: sent again, it is checked and
-        // declared again in full (the provider still serves those routes after all).
-        st.last_digest.clear();
-        commit(
-            self, std::move(next), false, [=] { done({write_outcome::status::ok, {}, removed, now}); },
-            [=](const caf::error&) { done(write_outcome::unavailable("the catalog is shutting down")); });
-      },
+      [=](atom::delist, const delist_command& cmd, const write_completion& done) { delist(self, cmd, done); },
       [=](atom::repeat, const std::string& digest, const write_completion& done) {
-        auto& st = self->state;
-        auto now = st.ctx.clock->now_ms();
-        auto next = digest.empty() || digest != st.last_digest ? std::nullopt : repeated(st, now);
-        if (!next) return done({write_outcome::status::not_a_repeat, {}, 0, 0});
-        auto accepted = st.last_keys.size();
-        commit(
-            self, std::move(*next), false, [=] { done({write_outcome::status::ok, {}, accepted, now}); },
-            [=](const caf::error&) { done(write_outcome::unavailable("the catalog is shutting down")); });
+        if (!heartbeat(self, digest, done)) done({write_outcome::status::not_a_repeat, {}, 0, 0});
       },
-      [=](atom::settled, const settle_batch& batch) {
-        auto rp = self->make_response_promise<settle_outcomes>();
-        auto now = self->state.ctx.clock->now_ms();
-        auto today = wire::utc_day(now);
-        auto counted = std::make_shared<counted_batch>(count_batch(self->state, batch, now));
-        auto deliver = [=]() mutable { rp.deliver(std::move(counted->outcomes)); };
-        auto unavailable = [=, n = batch.size()](const caf::error&) mutable {
-          rp.deliver(settle_outcomes(n, settle_outcome::rejected(settle_rejection::unavailable, "the catalog is unavailable")));
-        };
-        // Counts always land; new payment-only items only within the global budgets. If those
-        // are full, the batch is counted again without its new items.
-        auto counts_only = [=]() mutable {
-          for (std::size_t i = 0; i < counted->key_of.size(); ++i)
-            if (counted->key_of[i] && counted->created.count(*counted->key_of[i]))
-              counted->outcomes[i] = settle_outcome::rejected(settle_rejection::catalog_full, "paymentPayload.resource.url: the catalog is full");
-          commit(self, apply(self->state.items, *counted, today, false), false, deliver, unavailable,
-                 counted_payments(*counted, now));
-        };
-        if (counted->touched.empty()) {
-          deliver();
-        } else if (counted->created.empty()) {
-          // Every touched item exists: its record moves into its new version, which replaces
-          // the old where it is.
-          std::vector<std::pair<item_map::iterator, item_ptr>> versions;
-          for (auto& [key, touched] : counted->touched) versions.emplace_back(touched.at, make_item(std::move(touched.record), today));
-          commit_in_place(self, std::move(versions), counted_payments(*counted, now), deliver, unavailable);
-        } else {
-          commit(
-              self, apply(self->state.items, *counted, today, true), true, deliver,
-              [=](const caf::error& err) mutable {
-                if (err == errc::catalog_full) counts_only();
-                else unavailable(err);
-              },
-              counted_payments(*counted, now));
-        }
-        return rp;
-      },
-      [=](atom::tick, std::uint64_t generation) {
-        auto& st = self->state;
-        if (generation != st.timer_generation) return;
-        st.armed_for = -1;
-        bool changed = false;
-        auto next = swept(st, st.ctx.clock->now_ms(), changed);
-        if (changed)
-          commit(self, std::move(next), false, [] {}, [](const caf::error&) {});
-        else
-          arm_timer(self);
-      },
+      [=](atom::settled, const settle_batch& batch) { return count_settles(self, batch); },
+      [=](atom::tick, std::uint64_t generation) { sweep(self, generation); },
       [=](atom::forget) {
         commit(self, {}, false, [=] { self->quit(); }, [=](const caf::error&) { self->quit(); });
       },

@@ -35,7 +35,7 @@ void publish(self_ptr self, bool whole) {
   if (st.persistence) self->send(st.persistence, atom::persist::value, published);
   for (auto& w : st.watchers) self->send(w, atom::published::value, published);
   st.publications.acted(now);
-  for (auto& rp : st.waiting) rp.deliver(true);
+  for (auto& rp : st.waiting) rp.deliver(caf::unit);
   st.waiting.clear();
 }
 
@@ -158,9 +158,8 @@ registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry
   st.count_publications.acted(self->clock().now());
   if (st.persistence) self->send(st.persistence, atom::persist::value, first);
   return {
-      [=](atom::commit, const std::string& provider, const item_change& change, bool may_refuse) {
+      [=](atom::commit, const std::string& provider, const item_change& change, bool may_refuse) -> caf::result<void> {
         auto& st = self->state;
-        auto rp = self->make_response_promise<bool>();
         // A change may not push a budget over (or further over) its limit; one that shrinks
         // lands anyway, and so do counts and evictions (may_refuse false): nothing acknowledged
         // is lost to a full catalog.
@@ -168,10 +167,10 @@ registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry
         auto& limits = st.ctx.limits;
         bool over = (t.items > limits.max_items && t.items > st.items.size()) ||
                     (t.bytes > limits.max_catalog_bytes && t.bytes > st.bytes);
-        if (may_refuse && over) {
-          rp.deliver(make_error(errc::catalog_full));
-          return rp;
-        }
+        if (may_refuse && over) return make_error(errc::catalog_full);
+        // Made only now: a promise takes the reply over. Untyped, since CAF 0.17's typed promise
+        // of no value cannot deliver an empty reply.
+        auto rp = self->make_response_promise();
         auto done = apply(st, provider, change);
         st.payments.insert(st.payments.end(), change.payments.begin(), change.payments.end());
         st.content_changed |= done.content;
@@ -182,9 +181,9 @@ registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry
           if (st.publications.changed(self, atom::publish::value)) publish(self, false);
         } else {
           if (st.count_publications.changed(self, atom::counts::value)) publish(self, true);
-          rp.deliver(true);
+          rp.deliver(caf::unit);
         }
-        return rp;
+        return caf::delegated<void>{};
       },
       [=](atom::publish) {
         self->state.publications.woke();
@@ -196,13 +195,14 @@ registry_actor::behavior_type registry(registry_actor::stateful_pointer<registry
       },
       [=](atom::flush) {
         if (self->state.counts_held || self->state.content_changed) publish(self, true);
-        auto rp = self->make_response_promise<bool>();
+        auto rp = self->make_response_promise<std::uint64_t>();
         if (!self->state.persistence) {
-          rp.deliver(true);
+          rp.deliver(self->state.version);
           return rp;
         }
         self->request(self->state.persistence, caf::infinite, atom::flush::value)
-            .then([=](bool ok) mutable { rp.deliver(ok); }, [=](caf::error& err) mutable { rp.deliver(std::move(err)); });
+            .then([=](std::uint64_t on_disk) mutable { rp.deliver(on_disk); },
+                  [=](caf::error& err) mutable { rp.deliver(std::move(err)); });
         return rp;
       },
       [=](atom::watch, publication_watcher& w) {

@@ -49,7 +49,7 @@ struct registry_state {
   std::shared_ptr<const content_indexes> indexes;
   coalescer publications;        // content: at most one snapshot per publication interval
   coalescer count_publications;  // counts and lastSeen only: at most one per counts interval
-  std::vector<caf::typed_response_promise<bool>> waiting;  // commits not yet visible
+  std::vector<caf::response_promise> waiting;  // commits not yet visible, answered empty once they are
   std::vector<payment_record> payments;  // counted since the last whole publication: they go with the next
   std::vector<publication_watcher> watchers;  // get every publication (the FEED)
 

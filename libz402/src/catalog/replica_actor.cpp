@@ -94,18 +94,20 @@ void reach(self_ptr self) {
   });
 }
 
-void refuse_all(settle_answers& answers, const std::string& why) {
-  for (auto& a : answers) a(settle_outcome::rejected(settle_rejection::unavailable, why));
+void refuse_all(settle_answers& answers, const error& why) {
+  for (auto& a : answers) a(settle_outcome::rejected(settle_rejection::unavailable, why.reason));
 }
+
+error unavailable(std::string why) { return {errc::unavailable, "", std::move(why)}; }
 
 // Sends a forwarded write to the primary and keeps how to refuse it while it is unanswered: a
 // lost link refuses it at once (the answer or the timeout that may follow does nothing, since a
-// completion answers once). `answer` gets the primary's reply; `refuse` any failure's reason.
+// completion answers once). `answer` gets the primary's reply; `refuse` any failure (unavailable).
 template <class Reply, class Answer, class Refuse, class... Ts>
 void forward(self_ptr self, Answer answer, Refuse refuse, Ts&&... xs) {
   auto& st = self->state;
-  if (!st.feed) return refuse("the primary is unreachable; try again shortly");
-  if (!st.checks_differ.empty()) return refuse(st.checks_differ);
+  if (!st.feed) return refuse(unavailable("the primary is unreachable; try again shortly"));
+  if (st.checks_differ) return refuse(*st.checks_differ);
   auto ticket = st.next_ticket++;
   st.in_flight.emplace(ticket, refuse);
   self->request(st.feed, forward_timeout, std::forward<Ts>(xs)...)
@@ -116,7 +118,7 @@ void forward(self_ptr self, Answer answer, Refuse refuse, Ts&&... xs) {
           },
           [=](caf::error&) mutable {
             self->state.in_flight.erase(ticket);
-            refuse("the primary did not answer; try again shortly");
+            refuse(unavailable("the primary did not answer; try again shortly"));
           });
 }
 
@@ -124,7 +126,121 @@ template <class... Ts>
 void forward_write(self_ptr self, write_completion& done, Ts&&... xs) {
   forward<write_outcome>(
       self, [done](write_outcome& o) { done(std::move(o)); },
-      [done](const std::string& why) { done(write_outcome::unavailable(why)); }, std::forward<Ts>(xs)...);
+      [done](const error& why) { done({write_outcome::status::unavailable, why, 0, 0}); }, std::forward<Ts>(xs)...);
+}
+
+// A declaration for the primary. A heartbeat crosses the link as its digest alone (32 bytes
+// rather than up to 128 items' content): when the digest is the last one the primary took for
+// the provider, the primary is asked whether it repeats; only when it answers not_a_repeat (an
+// item left since, or another node declared) does the declaration itself follow.
+void forward_declaration(self_ptr self, std::string provider, declare_command cmd, write_completion done) {
+  auto& digests = self->state.declared_digests;
+  auto whole = [=](declare_command& cmd) mutable {
+    auto digest = cmd.digest;
+    forward<write_outcome>(
+        self,
+        [=](write_outcome& o) mutable {
+          if (o.state == write_outcome::status::ok && !digest.empty()) self->state.declared_digests[provider] = digest;
+          done(std::move(o));
+        },
+        [done](const error& why) { done({write_outcome::status::unavailable, why, 0, 0}); }, atom::declare::value, provider,
+        std::move(cmd));
+  };
+  auto known = digests.find(provider);
+  if (cmd.digest.empty() || known == digests.end() || known->second != cmd.digest) return whole(cmd);
+  auto digest = cmd.digest;
+  forward<write_outcome>(
+      self,
+      [=, cmd = std::make_shared<declare_command>(std::move(cmd))](write_outcome& o) mutable {
+        if (o.state == write_outcome::status::not_a_repeat) return whole(*cmd);
+        done(std::move(o));
+      },
+      [done](const error& why) { done({write_outcome::status::unavailable, why, 0, 0}); }, atom::repeat::value, provider,
+      std::move(digest));
+}
+
+// The FEED is reached: watch it and subscribe from what this node holds.
+void follow(self_ptr self, feed_remote_actor feed) {
+  auto& st = self->state;
+  st.feed = std::move(feed);
+  self->monitor(st.feed);
+  st.backoff = std::chrono::milliseconds{0};
+  st.failures_said.linked();
+  set_link(self, primary_link::connected);
+  st.ctx.stats->links_made.fetch_add(1, std::memory_order_relaxed);
+  st.ctx.log.info("following the primary", {{"primary", config::to_string(st.primary)}, {"version", st.version}});
+  self->send(st.feed, atom::subscribe::value, st.epoch, st.version, caf::actor_cast<replica_feed_actor>(self));
+}
+
+// The FEED went down: writes on their way get their answer now, not at their timeout (the
+// client tries again), and the primary is reached again with backoff.
+void lost_primary(self_ptr self) {
+  auto& st = self->state;
+  st.feed = nullptr;
+  for (auto& [ticket, refuse] : std::exchange(st.in_flight, {}))
+    refuse(unavailable("the primary was lost before it answered; try again shortly"));
+  set_link(self, primary_link::unreachable);
+  st.ctx.log.warning("primary unreachable; serving the last catalog it sent and reaching it again",
+                     {{"primary", config::to_string(st.primary)}, {"version", st.version}});
+  st.backoff = std::chrono::milliseconds{0};
+  reach(self);
+}
+
+// Asks the FEED for what follows the version held (a copy when it has nothing to continue from).
+void resubscribe(self_ptr self) {
+  auto& st = self->state;
+  if (st.feed) self->send(st.feed, atom::subscribe::value, st.epoch, st.version, caf::actor_cast<replica_feed_actor>(self));
+}
+
+void take_copy(self_ptr self, catalog_copy& c) {
+  auto& st = self->state;
+  st.epoch = c.epoch;
+  st.version = c.version;
+  st.items = listing_items{c.items};
+  st.ctx.stats->copies_taken.fetch_add(1, std::memory_order_relaxed);
+  publish(self, true, c.bytes, c.providers);
+  st.ctx.log.info("took a copy of the primary's catalog", {{"version", st.version}, {"items", st.items.size()}});
+  applied(self);
+}
+
+void take_delta(self_ptr self, catalog_delta& d) {
+  auto& st = self->state;
+  // Not a continuation of what it holds: ask again from there (a copy if need be).
+  if (d.epoch != st.epoch || d.from != st.version) return resubscribe(self);
+  if (d.version == st.version && d.upserts.empty() && d.recounted.empty() && d.removed.empty() && d.payments.empty()) {
+    st.ctx.stats->primary_contact_ms.store(st.ctx.clock->now_ms(), std::memory_order_relaxed);
+    return applied(self);
+  }
+  auto content = apply(st, d);
+  if (!content) {
+    st.ctx.log.warning("a change named an item this follower does not hold; taking a copy", {{"version", d.version}});
+    st.version = 0;  // no version the feed holds: it sends a copy
+    return resubscribe(self);
+  }
+  publish(self, *content, d.bytes, d.providers, std::move(d.payments));
+  applied(self);
+}
+
+// The primary's checks (checks_of) beside this node's: writes are forwarded only while they agree.
+void compare_checks(self_ptr self, const std::string& primary) {
+  auto& st = self->state;
+  auto own = checks_of(st.ctx);
+  if (own == primary) return st.checks_differ.reset();
+  st.checks_differ = unavailable(
+      "this follower checks declarations against other terms or limits than its primary's; "
+      "give it the primary's terms, allowHttpResources and limits.maxItemsPerProvider");
+  st.ctx.log.error("this follower's checks differ from its primary's: it forwards no writes until they agree",
+                   {{"primary", primary}, {"follower", own}});
+}
+
+void forward_settles(self_ptr self, settle_batch events, settle_answers answers) {
+  forward<settle_outcomes>(
+      self,
+      [answers](settle_outcomes& outcomes) mutable {
+        if (outcomes.size() != answers.size()) return refuse_all(answers, unavailable("the primary's answer did not match the batch"));
+        for (std::size_t i = 0; i < answers.size(); ++i) answers[i](std::move(outcomes[i]));
+      },
+      [answers](const error& why) mutable { refuse_all(answers, why); }, atom::settle::value, std::move(events));
 }
 
 }  // namespace
@@ -165,96 +281,27 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
   }
   set_link(self, primary_link::reaching);
   self->set_down_handler([=](const caf::down_msg& down) {
-    auto& st = self->state;
-    if (down.source != st.feed.address()) return;
-    st.feed = nullptr;
-    // Writes on their way get their answer now, not at their timeout: the client tries again.
-    for (auto& [ticket, refuse] : std::exchange(st.in_flight, {})) refuse("the primary was lost before it answered; try again shortly");
-    set_link(self, primary_link::unreachable);
-    st.ctx.log.warning("primary unreachable; serving the last catalog it sent and reaching it again",
-                       {{"primary", config::to_string(st.primary)}, {"version", st.version}});
-    st.backoff = std::chrono::milliseconds{0};
-    reach(self);
+    if (down.source == self->state.feed.address()) lost_primary(self);
   });
   self->send(self, atom::connect::value);
   return {
       [=](atom::connect) {
         if (!self->state.feed) reach(self);
       },
-      [=](atom::connected, feed_remote_actor& feed) {
-        auto& st = self->state;
-        st.feed = std::move(feed);
-        self->monitor(st.feed);
-        st.backoff = std::chrono::milliseconds{0};
-        st.failures_said.linked();
-        set_link(self, primary_link::connected);
-        st.ctx.stats->links_made.fetch_add(1, std::memory_order_relaxed);
-        st.ctx.log.info("following the primary", {{"primary", config::to_string(st.primary)},
-                                                  {"version", st.version}});
-        self->send(st.feed, atom::subscribe::value, st.epoch, st.version, caf::actor_cast<replica_feed_actor>(self));
-      },
-      [=](atom::copy, catalog_copy& c) {
-        auto& st = self->state;
-        st.epoch = c.epoch;
-        st.version = c.version;
-        st.items = listing_items{c.items};
-        st.ctx.stats->copies_taken.fetch_add(1, std::memory_order_relaxed);
-        publish(self, true, c.bytes, c.providers);
-        st.ctx.log.info("took a copy of the primary's catalog", {{"version", st.version}, {"items", st.items.size()}});
-        applied(self);
-      },
-      [=](atom::delta, catalog_delta& d) {
-        auto& st = self->state;
-        if (d.epoch != st.epoch || d.from != st.version) {
-          // Not a continuation of what it holds: ask again from there (a copy if need be).
-          if (st.feed)
-            self->send(st.feed, atom::subscribe::value, st.epoch, st.version, caf::actor_cast<replica_feed_actor>(self));
-          return;
-        }
-        if (d.version == st.version && d.upserts.empty() && d.recounted.empty() && d.removed.empty() && d.payments.empty()) {
-          st.ctx.stats->primary_contact_ms.store(st.ctx.clock->now_ms(), std::memory_order_relaxed);
-          return applied(self);
-        }
-        auto content = apply(st, d);
-        if (!content) {
-          st.ctx.log.warning("a change named an item this follower does not hold; taking a copy", {{"version", d.version}});
-          st.version = 0;  // no version the feed holds: it sends a copy
-          if (st.feed) self->send(st.feed, atom::subscribe::value, st.epoch, st.version, caf::actor_cast<replica_feed_actor>(self));
-          return;
-        }
-        publish(self, *content, d.bytes, d.providers, std::move(d.payments));
-        applied(self);
-      },
+      [=](atom::connected, feed_remote_actor& feed) { follow(self, std::move(feed)); },
+      [=](atom::copy, catalog_copy& c) { take_copy(self, c); },
+      [=](atom::delta, catalog_delta& d) { take_delta(self, d); },
       [=](atom::keyring, std::string& text) {
         if (self->state.on_keyring) self->state.on_keyring(text);
       },
-      [=](atom::checks, std::string& primary) {
-        auto& st = self->state;
-        auto own = checks_of(st.ctx);
-        if (own == primary) return st.checks_differ.clear();
-        st.checks_differ = "this follower checks declarations against other terms or limits than its primary's; "
-                           "give it the primary's terms, allowHttpResources and limits.maxItemsPerProvider";
-        st.ctx.log.error("this follower's checks differ from its primary's: it forwards no writes until they agree",
-                         {{"primary", primary}, {"follower", own}});
-      },
-      [=](atom::declare a, std::string& provider, declare_command& cmd, write_completion& done) {
-        forward_write(self, done, a, std::move(provider), std::move(cmd));
-      },
-      [=](atom::repeat a, std::string& provider, std::string& digest, write_completion& done) {
-        forward_write(self, done, a, std::move(provider), std::move(digest));
+      [=](atom::checks, std::string& primary) { compare_checks(self, primary); },
+      [=](atom::declare, std::string& provider, declare_command& cmd, write_completion& done) {
+        forward_declaration(self, std::move(provider), std::move(cmd), std::move(done));
       },
       [=](atom::delist a, std::string& provider, delist_command& cmd, write_completion& done) {
         forward_write(self, done, a, std::move(provider), std::move(cmd));
       },
-      [=](atom::settle a, settle_batch& events, settle_answers& answers) {
-        forward<settle_outcomes>(
-            self,
-            [answers](settle_outcomes& outcomes) mutable {
-              if (outcomes.size() != answers.size()) return refuse_all(answers, "the primary's answer did not match the batch");
-              for (std::size_t i = 0; i < answers.size(); ++i) answers[i](std::move(outcomes[i]));
-            },
-            [answers](const std::string& why) mutable { refuse_all(answers, why); }, a, std::move(events));
-      },
+      [=](atom::settle, settle_batch& events, settle_answers& answers) { forward_settles(self, std::move(events), std::move(answers)); },
   };
 }
 

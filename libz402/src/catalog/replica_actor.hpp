@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -67,11 +68,15 @@ struct replica_state {
   /// Why attempts to reach the FEED failed since the link was last made, each logged once.
   unreachable_reasons failures_said;
   std::function<void(const std::string&)> on_keyring;
-  std::string checks_differ;  // why writes are refused: its checks differ from the primary's; empty: they agree
+  std::optional<error> checks_differ;  // why writes are refused: its checks differ from the primary's; none: they agree
+  /// The body digest of each provider's last declaration the primary took through this node: a
+  /// declaration with the same one is first sent as that digest alone (a heartbeat). One per
+  /// provider the keyring names.
+  std::unordered_map<std::string, std::string> declared_digests;
   // Forwarded writes the primary has not answered, by ticket: how to refuse each (with a reason)
   // when the link goes down first.
   std::uint64_t next_ticket = 1;
-  std::unordered_map<std::uint64_t, std::function<void(const std::string&)>> in_flight;
+  std::unordered_map<std::uint64_t, std::function<void(const error&)>> in_flight;
 
   static inline const char* name = "z402.replica";
 };

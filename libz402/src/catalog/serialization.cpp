@@ -6,6 +6,18 @@ namespace z402 {
 
 caf::error make_error(errc code) { return caf::error{static_cast<std::uint8_t>(code), caf::atom("z402")}; }
 
+caf::error make_error(const error& e) {
+  return caf::error{static_cast<std::uint8_t>(e.code), caf::atom("z402"), caf::make_message(e.field, e.reason)};
+}
+
+error error_of(const caf::error& e) {
+  if (e.category() != caf::atom("z402")) return {errc::unavailable, "", "the catalog did not answer: " + caf::to_string(e)};
+  auto code = static_cast<errc>(e.code());
+  if (auto& context = e.context().content(); context.match_elements<std::string, std::string>())
+    return {code, context.get_as<std::string>(0), context.get_as<std::string>(1)};
+  return {code, "", std::string{to_string(code)}};
+}
+
 }  // namespace z402
 
 namespace z402::catalog {

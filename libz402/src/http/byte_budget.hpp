@@ -1,8 +1,7 @@
 #pragma once
 // A bound on the bytes of request bodies held at once. A declaration's body is held from its
-// read until its checks are done (or, for a heartbeat, until its PROVIDER has recognised the
-// repeat): the write slots bound how many there are (1,024), not their bytes, and at 17 MiB each
-// that is 17 GiB. Heap-profiled on a build without tcmalloc, the benchmark's heartbeats of a full
+// read until its checks are done: the write slots bound how many there are (1,024), not their
+// bytes, and at 17 MiB each that is 17 GiB. Heap-profiled on a build without tcmalloc, the benchmark's heartbeats of a full
 // catalog held 14 MB of bodies at the peak (benchmarks/results/profile.md, "Memory"); nothing
 // but the checks thread's pace bounded that.
 //

@@ -48,11 +48,4 @@ std::string page_file::read() const {
   return out;
 }
 
-response_text file_body(page_files::entry_ptr entry) {
-  response_text body;
-  auto& file = *entry->value;
-  body.file = {std::move(entry), &file};
-  return body;
-}
-
 }  // namespace z402::http

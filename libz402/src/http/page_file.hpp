@@ -5,7 +5,6 @@
 // items (150 KB), and what kept it at three quarters of nginx sending the same bytes from its
 // page cache (benchmarks/results/profile.md). The file is written once and never again: pages
 // still in flight in the kernel keep their bytes even once the file is closed.
-#include "http/etag_cache.hpp"
 #include "z402/http/message.hpp"
 
 #include <sys/types.h>
@@ -47,13 +46,5 @@ class page_file {
   int fd_;
   std::size_t size_;
 };
-
-/// 128 pages (16 sets of 8), at most 8 MiB of them (a limit=100 page is 150 KB). The files are
-/// memory the kernel holds for the process, not mapped into it: they are not in its RSS.
-using page_files = etag_cache<page_file, 16>;
-constexpr std::size_t page_files_budget = 8u << 20;
-
-/// A body that is the file of `entry` (kept alive by the body).
-response_text file_body(page_files::entry_ptr entry);
 
 }  // namespace z402::http

@@ -216,10 +216,68 @@ const index::term_postings* index::postings_of(std::string_view term, std::size_
   return found ? found->get() : nullptr;
 }
 
-std::optional<index> index::updated(const index& base, std::vector<const document*>&& docs, std::vector<std::uint64_t>&& keys) {
-  // What changed, from the two listings in key order: each removed document's terms and each
-  // added one's postings (a changed document is both). A document both hold must keep its
-  // position: every posting after one that moved would have to be renumbered.
+// index::updated in named steps: what changed between the two listings (the terms each removed,
+// added or rewritten document lost, gained or kept), then each changed term's list rewritten in
+// a shard of the new index's own, every other list and shard shared with the base.
+class index_update {
+ public:
+  index_update(const index& base, std::vector<const document*>& docs, std::vector<std::uint64_t>& keys)
+      : base_(base), docs_(docs), keys_(keys) {}
+
+  /// Walks both listings in key order. False when a document both hold moved (every posting
+  /// after it would have to be renumbered) or more than an eighth of them changed: a whole
+  /// build is then as cheap.
+  bool diff() {
+    const auto most = std::max<std::size_t>(1, std::max(docs_.size(), base_.docs_.size()) / 8);
+    std::size_t changed = 0;
+    for (std::size_t i = 0, j = 0; i < base_.docs_.size() || j < docs_.size();) {
+      if (changed > most) return false;
+      if (j == docs_.size() || (i < base_.docs_.size() && base_.keys_[i] < keys_[j])) {
+        removed(i++);
+        ++changed;
+      } else if (i == base_.docs_.size() || keys_[j] < base_.keys_[i]) {
+        added(j++);
+        ++changed;
+      } else {
+        if (i != j) return false;
+        if (base_.docs_[i] != docs_[j]) {
+          changed_in_place(i);
+          ++changed;
+        }
+        ++i, ++j;
+      }
+    }
+    return changed <= most;
+  }
+
+  /// The new index: the base's shards and origins, each changed term's list redone.
+  index finish() {
+    next_.shards_ = base_.shards_;
+    next_.shard_shift_ = base_.shard_shift_;
+    copied_.assign(next_.shards_.size(), false);
+    next_.origin_numbers_ = base_.origin_numbers_;
+    next_.origin_ids_ = base_.origin_ids_;
+    next_.origin_ids_.resize(docs_.size());
+    for (auto j : added_) next_.number_origin(j, docs_[j]->origin);
+    // Grouped by term; within a term in listing order, a document's removal before its addition.
+    std::sort(changes_.begin(), changes_.end(), [](const change& a, const change& b) {
+      return std::tie(a.term, a.doc, a.kind) < std::tie(b.term, b.doc, b.kind);
+    });
+    for (std::size_t g = 0; g < changes_.size();) {
+      auto end = g;
+      bool kept_only = true;
+      for (; end < changes_.size() && changes_[end].term == changes_[g].term; ++end)
+        kept_only = kept_only && changes_[end].kind == what::kept;
+      if (kept_only) keep_list(g, end);
+      else rewrite_list(g, end);
+      g = end;
+    }
+    next_.docs_ = std::move(docs_);
+    next_.keys_ = std::move(keys_);
+    return std::move(next_);
+  }
+
+ private:
   enum class what { removed, added, kept };  // removals sort before additions of one document
   struct change {
     std::string_view term;  // in the document's text
@@ -227,140 +285,120 @@ std::optional<index> index::updated(const index& base, std::vector<const documen
     float weight;           // an added posting's; 0 otherwise
     what kind;
   };
-  std::vector<change> changes;
-  std::vector<std::uint32_t> added;
-  const auto most = std::max<std::size_t>(1, std::max(docs.size(), base.docs_.size()) / 8);
-  std::size_t changed = 0;
-  std::vector<std::pair<std::string_view, float>> before, after;
-  auto remove = [&](std::size_t i) {
-    weights_of(*base.docs_[i], before);
-    for (auto& [term, weight] : before) changes.push_back({term, static_cast<std::uint32_t>(i), 0.0f, what::removed});
-  };
-  auto add = [&](std::size_t j) {
-    weights_of(*docs[j], after);
-    for (auto& [term, weight] : after) changes.push_back({term, static_cast<std::uint32_t>(j), weight, what::added});
-    added.push_back(static_cast<std::uint32_t>(j));
-  };
+
+  void removed(std::size_t i) {
+    weights_of(*base_.docs_[i], before_);
+    for (auto& [term, weight] : before_) changes_.push_back({term, static_cast<std::uint32_t>(i), 0.0f, what::removed});
+  }
+
+  void added(std::size_t j) {
+    weights_of(*docs_[j], after_);
+    for (auto& [term, weight] : after_) changes_.push_back({term, static_cast<std::uint32_t>(j), weight, what::added});
+    added_.push_back(static_cast<std::uint32_t>(j));
+  }
+
   // A changed document at the same place: only the terms it lost or gained, or whose weight
   // moved, change a list (a seller's edit of one sentence leaves the lists of its other words,
   // common ones the longest, as they were). Its other terms are kept: their lists stay, but
   // one whose text is the old document's must be pointed at a document still listed.
-  auto change_in_place = [&](std::size_t i) {
-    weights_of(*base.docs_[i], before);
-    weights_of(*docs[i], after);
+  void changed_in_place(std::size_t i) {
+    weights_of(*base_.docs_[i], before_);
+    weights_of(*docs_[i], after_);
     const auto doc = static_cast<std::uint32_t>(i);
-    auto a = before.begin(), b = after.begin();
-    while (a != before.end() || b != after.end()) {
-      if (b == after.end() || (a != before.end() && a->first < b->first)) {
-        changes.push_back({(a++)->first, doc, 0.0f, what::removed});
-      } else if (a == before.end() || b->first < a->first) {
-        changes.push_back({b->first, doc, b->second, what::added});
+    auto a = before_.begin(), b = after_.begin();
+    while (a != before_.end() || b != after_.end()) {
+      if (b == after_.end() || (a != before_.end() && a->first < b->first)) {
+        changes_.push_back({(a++)->first, doc, 0.0f, what::removed});
+      } else if (a == before_.end() || b->first < a->first) {
+        changes_.push_back({b->first, doc, b->second, what::added});
         ++b;
       } else {
         if (a->second != b->second) {
-          changes.push_back({a->first, doc, 0.0f, what::removed});
-          changes.push_back({b->first, doc, b->second, what::added});
+          changes_.push_back({a->first, doc, 0.0f, what::removed});
+          changes_.push_back({b->first, doc, b->second, what::added});
         } else {
-          changes.push_back({a->first, doc, 0.0f, what::kept});
+          changes_.push_back({a->first, doc, 0.0f, what::kept});
         }
         ++a, ++b;
       }
     }
-    added.push_back(doc);
-  };
-  for (std::size_t i = 0, j = 0; i < base.docs_.size() || j < docs.size();) {
-    if (changed > most) return std::nullopt;
-    if (j == docs.size() || (i < base.docs_.size() && base.keys_[i] < keys[j])) {
-      remove(i++);
-      ++changed;
-    } else if (i == base.docs_.size() || keys[j] < base.keys_[i]) {
-      add(j++);
-      ++changed;
-    } else {
-      if (i != j) return std::nullopt;
-      if (base.docs_[i] != docs[j]) {
-        change_in_place(i);
-        ++changed;
-      }
-      ++i, ++j;
-    }
+    added_.push_back(doc);
   }
-  if (changed > most) return std::nullopt;
 
-  index next;
-  next.shards_ = base.shards_;
-  next.shard_shift_ = base.shard_shift_;
-  std::vector<bool> copied(next.shards_.size(), false);  // shards of `next` that are its own
-  next.origin_numbers_ = base.origin_numbers_;
-  next.origin_ids_ = base.origin_ids_;
-  next.origin_ids_.resize(docs.size());
-  for (auto j : added) next.number_origin(j, docs[j]->origin);
-  // Each changed term's list: the old one without the removed documents, with the added ones,
-  // in listing order; in a shard of `next`'s own.
-  std::sort(changes.begin(), changes.end(), [](const change& a, const change& b) {
-    return std::tie(a.term, a.doc, a.kind) < std::tie(b.term, b.doc, b.kind);
-  });
-  auto own = [&](std::size_t sh) -> term_shard& {
-    auto& shard = next.shards_[sh];
-    if (!copied[sh]) {
-      shard = shard ? std::make_shared<term_shard>(*shard) : std::make_shared<term_shard>();
-      copied[sh] = true;
+  // The shard `sh` of the new index, copied from the base's on first write.
+  index::term_shard& own(std::size_t sh) {
+    auto& shard = next_.shards_[sh];
+    if (!copied_[sh]) {
+      shard = shard ? std::make_shared<index::term_shard>(*shard) : std::make_shared<index::term_shard>();
+      copied_[sh] = true;
     }
     return *shard;
-  };
-  for (std::size_t g = 0; g < changes.size();) {
-    auto end = g;
-    bool kept_only = true;
-    for (; end < changes.size() && changes[end].term == changes[g].term; ++end) kept_only = kept_only && changes[end].kind == what::kept;
-    const auto h = term_shard::hash_of(changes[g].term);
-    const auto sh = next.shard_of(h);
-    if (kept_only) {
-      // The list is the same; its term's text moves only if it was in a document that changed.
-      auto* entry = next.shards_[sh]->entry_of(changes[g].term, h);
-      bool in_changed = false;
-      for (auto c = g; c < end; ++c) {
-        auto& text = base.docs_[changes[c].doc]->text;
-        in_changed = in_changed || (entry->term.data() >= text.data() && entry->term.data() < text.data() + text.size());
-      }
-      if (in_changed) {
-        entry = own(sh).entry_of(changes[g].term, h);
-        entry->term = docs[entry->value->list.front().doc]->find(changes[g].term);
-      }
-      g = end;
-      continue;
+  }
+
+  // changes_[g, end): one term's, every one kept. The list is the same; its term's text moves
+  // only if it was in a document that changed.
+  void keep_list(std::size_t g, std::size_t end) {
+    const auto term = changes_[g].term;
+    const auto h = term_shard_hash(term);
+    const auto sh = next_.shard_of(h);
+    auto* entry = next_.shards_[sh]->entry_of(term, h);
+    bool in_changed = false;
+    for (auto c = g; c < end; ++c) {
+      auto& text = base_.docs_[changes_[c].doc]->text;
+      in_changed = in_changed || (entry->term.data() >= text.data() && entry->term.data() < text.data() + text.size());
     }
-    auto& shard = own(sh);
-    auto* entry = shard.entry_of(changes[g].term, h);
-    auto list = std::make_shared<term_postings>();
-    const std::vector<posting> none;
+    if (!in_changed) return;
+    entry = own(sh).entry_of(term, h);
+    entry->term = docs_[entry->value->list.front().doc]->find(term);
+  }
+
+  // changes_[g, end): one term's. Its list is the old one without the removed documents, with
+  // the added ones, in listing order.
+  void rewrite_list(std::size_t g, std::size_t end) {
+    const auto term = changes_[g].term;
+    const auto h = term_shard_hash(term);
+    auto& shard = own(next_.shard_of(h));
+    auto* entry = shard.entry_of(term, h);
+    auto list = std::make_shared<index::term_postings>();
+    const std::vector<index::posting> none;
     auto& old = entry ? entry->value->list : none;
     list->list.reserve(old.size() + (end - g));
     std::size_t k = 0;
     for (auto c = g; c < end; ++c) {
-      if (changes[c].kind == what::kept) continue;
-      for (; k < old.size() && old[k].doc < changes[c].doc; ++k) list->list.push_back(old[k]);
-      if (changes[c].kind == what::added) list->list.push_back({changes[c].doc, changes[c].weight});
-      else if (k < old.size() && old[k].doc == changes[c].doc) ++k;
+      if (changes_[c].kind == what::kept) continue;
+      for (; k < old.size() && old[k].doc < changes_[c].doc; ++k) list->list.push_back(old[k]);
+      if (changes_[c].kind == what::added) list->list.push_back({changes_[c].doc, changes_[c].weight});
+      else if (k < old.size() && old[k].doc == changes_[c].doc) ++k;
     }
     list->list.insert(list->list.end(), old.begin() + static_cast<std::ptrdiff_t>(k), old.end());
-    if (list->list.empty()) {
-      shard.erase(changes[g].term, h);
+    if (list->list.empty()) return shard.erase(term, h);
+    list->bound();
+    // The term's text must be in a document of the new listing: the first that holds it.
+    const auto text = docs_[list->list.front().doc]->find(term);
+    if (entry) {
+      entry->term = text;
+      entry->value = std::move(list);
     } else {
-      list->bound();
-      // The term's text must be in a document of the new listing: the first that holds it.
-      const auto term = docs[list->list.front().doc]->find(changes[g].term);
-      if (entry) {
-        entry->term = term;
-        entry->value = std::move(list);
-      } else {
-        shard.get(term, h) = std::move(list);
-      }
+      shard.get(text, h) = std::move(list);
     }
-    g = end;
   }
-  next.docs_ = std::move(docs);
-  next.keys_ = std::move(keys);
-  return next;
+
+  static std::size_t term_shard_hash(std::string_view term) { return index::term_shard::hash_of(term); }
+
+  const index& base_;
+  std::vector<const document*>& docs_;
+  std::vector<std::uint64_t>& keys_;
+  std::vector<change> changes_;
+  std::vector<std::uint32_t> added_;  // positions in docs_ whose postings are new
+  std::vector<std::pair<std::string_view, float>> before_, after_;  // one document's weights, their room kept
+  index next_;
+  std::vector<bool> copied_;  // shards of next_ that are its own
+};
+
+std::optional<index> index::updated(const index& base, std::vector<const document*>&& docs, std::vector<std::uint64_t>&& keys) {
+  index_update update{base, docs, keys};
+  if (!update.diff()) return std::nullopt;
+  return update.finish();
 }
 
 std::vector<index::query_term> index::terms_of(const std::vector<std::string>& query_terms) const {

@@ -126,45 +126,47 @@ void compare(run& r, const json::object& built, const json::object& listed) {
   same("billing unit", {"extensions", "z402"});
 }
 
-}  // namespace
+// Each step adds its lines; one that cannot go on says so with nothing (and, when the catalog
+// or the route could not be read at all, exit code 3).
 
-check_report check_route(http::client& client, const check_request& req, std::int64_t now_ms) {
-  run r{client, req, std::chrono::steady_clock::now() + req.deadline, req.budget, {}};
-  // 1. The rail's terms, from the catalog.
-  auto terms_answer = r.get(http::endpoint_url(req.discovery, "/discovery/terms"));
-  if (!terms_answer) {
-    r.add("the catalog's terms", false, "could not read " + req.discovery + ": " + terms_answer.error().reason, "check --discovery");
+// 1. The rail's terms, from the catalog.
+std::optional<config::rail_terms> read_terms(run& r) {
+  auto answer = r.get(http::endpoint_url(r.req.discovery, "/discovery/terms"));
+  if (!answer) {
+    r.add("the catalog's terms", false, "could not read " + r.req.discovery + ": " + answer.error().reason, "check --discovery");
     r.report.exit_code = 3;
-    return std::move(r.report);
+    return std::nullopt;
   }
-  auto& terms_res = *terms_answer;
+  auto& res = *answer;
   expected<config::rail_terms> terms = error{errc::unavailable, "", ""};
-  if (terms_res.result_int() == 200) {
-    auto doc = wire::parse_strict(terms_res.body(), 16);
+  if (res.result_int() == 200) {
+    auto doc = wire::parse_strict(res.body(), 16);
     terms = doc ? config::terms_from_json(*doc, config::default_rail_terms()) : doc.error();
   }
   if (!terms) {
-    r.add("the catalog's terms", false,
-          "GET /discovery/terms answered " + std::to_string(terms_res.result_int()) + " " + terms.error().reason,
+    r.add("the catalog's terms", false, "GET /discovery/terms answered " + std::to_string(res.result_int()) + " " + terms.error().reason,
           "is --discovery a z402 Bazaar?");
     r.report.exit_code = 3;
-    return std::move(r.report);
+    return std::nullopt;
   }
   r.add("the catalog's terms", true, terms->scheme + " on " + terms->network + " in " + terms->asset);
+  return std::move(*terms);
+}
 
-  // 2. The route, unpaid.
+// 2. The route, unpaid: its PaymentRequired.
+std::optional<json::object> read_payment_required(run& r) {
   http::client_request unpaid;
-  unpaid.url = req.url;
-  unpaid.method = http::bhttp::string_to_verb(req.method);
-  if (!req.body.empty()) {
-    unpaid.body = req.body;
+  unpaid.url = r.req.url;
+  unpaid.method = http::bhttp::string_to_verb(r.req.method);
+  if (!r.req.body.empty()) {
+    unpaid.body = r.req.body;
     unpaid.headers.emplace_back("Content-Type", "application/json");
   }
-  auto answer = client.fetch(unpaid, r.deadline, r.budget);
+  auto answer = r.client.fetch(unpaid, r.deadline, r.budget);
   if (!answer) {
-    r.add("the route answers 402", false, "could not reach " + req.url + ": " + answer.error().reason, "is the service up at this URL?");
+    r.add("the route answers 402", false, "could not reach " + r.req.url + ": " + answer.error().reason, "is the service up at this URL?");
     r.report.exit_code = 3;
-    return std::move(r.report);
+    return std::nullopt;
   }
   auto& res = *answer;
   std::string how;
@@ -176,80 +178,110 @@ check_report check_route(http::client& client, const check_request& req, std::in
     r.add("the route answers 402", false, why,
           res.result_int() == 404 ? "check the URL and --method: the service does not know this route"
                                   : "a paid route answers an unpaid request with 402 and its terms (the kit does)");
-    return std::move(r.report);
+    return std::nullopt;
   }
   r.add("the route answers 402", true, "with a " + how);
+  return required;
+}
 
-  // 3. Every accepts entry against the terms, and the item a declaration would carry.
-  auto* accepts = required->if_contains("accepts");
+// The item a declaration of the route would carry, checked.
+struct declared_route {
+  json::object item;
+  rules::item_identity identity;
+  std::string pay_to;  // its first accepts entry's
+};
+
+// 3. Every accepts entry against the terms, and the item a declaration would carry.
+std::optional<declared_route> check_declaration(run& r, const config::rail_terms& terms, const json::object& required) {
+  auto* accepts = required.if_contains("accepts");
   auto pay_to = accepts && accepts->is_array() && !accepts->as_array().empty() && accepts->as_array()[0].is_object()
                     ? text_of(accepts->as_array()[0].as_object(), "payTo")
                     : std::string{};
-  auto built = kit::declared_item(*required);
+  auto built = kit::declared_item(required);
   auto checked = rules::validate_declaration(json::object{{"items", json::array{built}}},
-                                             rules::declaration_context{*terms, pay_to, true, 1});
+                                             rules::declaration_context{terms, pay_to, true, 1});
   if (!checked) {
     auto& e = checked.error();
     r.add("the catalog's rules", false, e.field + ": " + e.reason,
           "a declaration of this route is refused for it: change what the 402 says for " + e.field);
-    return std::move(r.report);
+    return std::nullopt;
   }
   auto& identity = checked->front().identity;
   r.add("the catalog's rules", true, "a declaration of " + identity.selector + " " + identity.resource + " passes every rule");
   if (identity.resource.starts_with("http://"))
     r.add("resource scheme", true, "plain http: listed only by catalogs that allow http resources (local development)");
+  return declared_route{std::move(built), identity, std::move(pay_to)};
+}
 
-  // 4. The listing.
-  auto selector = req.tool.empty() ? "&method=" + wire::query_escape(identity.selector) : "&toolName=" + wire::query_escape(req.tool);
-  auto lookup = r.get(http::endpoint_url(req.discovery, "/discovery/resource?type=" + identity.type + "&url=" +
-                                                            wire::query_escape(identity.resource) + selector));
+// 4. The listing of the route by the provider of its payTo, read into `listing`.
+const json::object* find_listing(run& r, const declared_route& route, expected<json::value>& listing) {
+  auto& identity = route.identity;
+  auto selector = r.req.tool.empty() ? "&method=" + wire::query_escape(identity.selector) : "&toolName=" + wire::query_escape(r.req.tool);
+  auto lookup = r.get(http::endpoint_url(r.req.discovery, "/discovery/resource?type=" + identity.type + "&url=" +
+                                                              wire::query_escape(identity.resource) + selector));
   if (!lookup) {
     r.add("listed", false, "could not read the catalog: " + lookup.error().reason);
     r.report.exit_code = 3;
-    return std::move(r.report);
+    return nullptr;
   }
   auto& found = *lookup;
   if (found.result_int() == 404) {
     r.add("listed", false, "no provider lists " + identity.selector + " " + identity.resource,
           "declare it (POST /discovery/declarations with your provider key; the kit does at start and every 30 s)");
-    return std::move(r.report);
+    return nullptr;
   }
-  auto listing = found.result_int() == 200 ? wire::parse_strict(found.body(), max_depth)
-                                           : expected<boost::json::value>{error{errc::not_found, "", ""}};
+  listing = found.result_int() == 200 ? wire::parse_strict(found.body(), max_depth) : expected<json::value>{error{errc::not_found, "", ""}};
   auto* resources = listing && listing->is_object() ? listing->as_object().if_contains("resources") : nullptr;
   if (!resources || !resources->is_array()) {
     r.add("listed", false, "GET /discovery/resource answered " + std::to_string(found.result_int()));
     r.report.exit_code = 3;
-    return std::move(r.report);
+    return nullptr;
   }
   auto paid_to = [&](const json::object& listed) {
     auto* a = listed.if_contains("accepts");
     return a && a->is_array() && std::any_of(a->as_array().begin(), a->as_array().end(), [&](const json::value& e) {
-             return e.is_object() && text_of(e.as_object(), "payTo") == pay_to;
+             return e.is_object() && text_of(e.as_object(), "payTo") == route.pay_to;
            });
   };
   const json::object* mine = nullptr;
   for (auto& v : resources->as_array())
     if (auto* o = v.if_object(); o && paid_to(*o)) mine = o;
-  if (!mine) {
-    r.add("listed", false, "listed, but not by payTo " + pay_to, "the provider whose key declares it has another payTo");
-    return std::move(r.report);
-  }
-  auto listed_by = text_of(*mine, "listedBy");
-  r.add("listed", true, "by payTo " + pay_to + (listed_by.empty() ? "" : ", from its " + listed_by));
+  if (!mine) r.add("listed", false, "listed, but not by payTo " + route.pay_to, "the provider whose key declares it has another payTo");
+  return mine;
+}
+
+// 5. The listing beside what the 402 says, and whether it is kept alive.
+void check_listing(run& r, const declared_route& route, const json::object& mine, std::int64_t now_ms) {
+  auto listed_by = text_of(mine, "listedBy");
+  r.add("listed", true, "by payTo " + route.pay_to + (listed_by.empty() ? "" : ", from its " + listed_by));
   if (listed_by == "settlement")
     r.add("listed from a declaration", false, "listed from payments alone: its description and schema are what payers echoed",
           "declare the route, so the listing says what the 402 says");
-  compare(r, built, *mine);
-  auto live = agent::activity_of(*mine, now_ms);
-  auto last_seen = text_of(*mine, "lastSeen");
-  auto seen = wire::parse_iso_ms(last_seen);
+  compare(r, route.item, mine);
+  auto live = agent::activity_of(mine, now_ms);
+  auto seen = wire::parse_iso_ms(text_of(mine, "lastSeen"));
   std::string eviction;
   if (seen) eviction = "; evicted at " + wire::format_iso_ms(*seen + config::catalog_limits{}.retention.count()) + " without a declaration or payment (7-day default)";
   r.add("declared recently", live.status == "up",
         live.status.empty() ? "no lastSeen: never declared" : live.status + ", last declaration " + std::to_string(live.age_seconds) + " s ago" + eviction,
         live.status == "up" ? "" : "the service stopped declaring: is it running, ready, and does it reach the catalog?");
   r.add("paid calls today", true, std::to_string(live.today));
+}
+
+}  // namespace
+
+check_report check_route(http::client& client, const check_request& req, std::int64_t now_ms) {
+  run r{client, req, std::chrono::steady_clock::now() + req.deadline, req.budget, {}};
+  auto terms = read_terms(r);
+  if (!terms) return std::move(r.report);
+  auto required = read_payment_required(r);
+  if (!required) return std::move(r.report);
+  auto route = check_declaration(r, *terms, *required);
+  if (!route) return std::move(r.report);
+  expected<json::value> listing = error{errc::not_found, "", ""};
+  auto* mine = find_listing(r, *route, listing);
+  if (!mine) return std::move(r.report);
+  check_listing(r, *route, *mine, now_ms);
   bool all_ok = std::all_of(r.report.lines.begin(), r.report.lines.end(), [](auto& l) { return l.ok; });
   r.report.exit_code = all_ok ? 0 : 1;
   return std::move(r.report);

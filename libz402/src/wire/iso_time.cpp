@@ -54,11 +54,12 @@ std::string format_iso_ms(std::int64_t ms) {
   return out;
 }
 
-std::optional<std::int64_t> parse_iso_ms(std::string_view s) {
+expected<std::int64_t> parse_iso_ms(std::string_view s) {
   using namespace std::chrono;
+  auto not_a_time = [] { return refused("", "is not a UTC time written YYYY-MM-DDTHH:MM:SS.mmmZ"); };
   if (s.size() != 24 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
       s[16] != ':' || s[19] != '.' || s[23] != 'Z')
-    return std::nullopt;
+    return not_a_time();
   auto num = [&](std::size_t pos, std::size_t len) -> int {
     int v = 0;
     for (std::size_t i = pos; i < pos + len; ++i) {
@@ -70,9 +71,9 @@ std::optional<std::int64_t> parse_iso_ms(std::string_view s) {
   int y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), sec = num(17, 2),
       milli = num(20, 3);
   if (y < 0 || mo < 0 || d < 0 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 || milli < 0)
-    return std::nullopt;
+    return not_a_time();
   year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
-  if (!ymd.ok()) return std::nullopt;
+  if (!ymd.ok()) return refused("", "names a day that does not exist");
   auto days_since = sys_days{ymd}.time_since_epoch().count();
   return days_since * ms_per_day + h * 3'600'000LL + mi * 60'000LL + sec * 1000LL + milli;
 }

@@ -197,7 +197,7 @@ bool is_address_like_host(std::string_view host) {
   return host.size() > 2 && host[0] == '0' && host[1] == 'x';
 }
 
-std::optional<std::string> percent_decode(std::string_view s, percent_decoding how) {
+expected<std::string> percent_decode(std::string_view s, percent_decoding how) {
   auto hex_value = [](char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -217,7 +217,7 @@ std::optional<std::string> percent_decode(std::string_view s, percent_decoding h
     }
     int hi = i + 2 < s.size() ? hex_value(s[i + 1]) : -1, lo = i + 2 < s.size() ? hex_value(s[i + 2]) : -1;
     if (hi < 0 || lo < 0) {
-      if (how == percent_decoding::form) return std::nullopt;
+      if (how == percent_decoding::form) return refused("", "has a malformed percent-escape (% not followed by two hex digits)");
       out.push_back(s[i]);
       continue;
     }

@@ -44,8 +44,8 @@ enum class percent_decoding {
             // malformed escape refuses the whole text
   lenient,  // a path as a seller wrote it: "+" stays, a malformed escape is kept as written
 };
-/// `s` with its escapes decoded; nullopt only when `form` finds a malformed escape.
-std::optional<std::string> percent_decode(std::string_view s, percent_decoding how);
+/// `s` with its escapes decoded; refused (invalid_request) only when `form` finds a malformed escape.
+expected<std::string> percent_decode(std::string_view s, percent_decoding how);
 /// `s` as a query parameter value: every byte but unreserved characters as %XX (RFC 3986).
 std::string query_escape(std::string_view s);
 

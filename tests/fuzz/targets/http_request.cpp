@@ -11,7 +11,7 @@
 #include "z402/catalog/engine.hpp"
 #include "z402/config/atomic_file.hpp"
 #include "z402/config/bazaar_config.hpp"
-#include "http/handlers.hpp"
+#include "routes/handlers.hpp"
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -40,9 +40,9 @@ struct bazaar {
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work = boost::asio::make_work_guard(ioc);
   std::thread io_thread;
   boost::asio::thread_pool checks{1};
-  std::unique_ptr<http::settle_batcher> settles;
-  std::unique_ptr<http::app_state> app;
-  std::unique_ptr<http::bazaar_handler> handler;
+  std::unique_ptr<routes::settle_batcher> settles;
+  std::unique_ptr<routes::bazaar_routes> app;
+  std::unique_ptr<routes::bazaar_handler> handler;
 
   bazaar() {
     std::filesystem::create_directories(dir);
@@ -64,11 +64,11 @@ struct bazaar {
     options.initial = fuzz::sample_records();
     engine = std::make_unique<catalog::engine>(*sys, std::move(options));
     engine->set_payees({{test::pay_to, "alpha"}});
-    settles = std::make_unique<http::settle_batcher>(ioc, *engine);
+    settles = std::make_unique<routes::settle_batcher>(ioc, *engine);
     const config::bazaar_config defaults;  // the server's own, as `serve` starts with
-    app = std::make_unique<http::app_state>(*engine, *keys, std::string(32, 'c'), *settles, checks.get_executor(),
+    app = std::make_unique<routes::bazaar_routes>(*engine, *keys, std::string(32, 'c'), *settles, checks.get_executor(),
                                             defaults.declaration_bytes_in_flight);
-    handler = std::make_unique<http::bazaar_handler>(*app);
+    handler = std::make_unique<routes::bazaar_handler>(*app);
     io_thread = std::thread{[this] { ioc.run(); }};
   }
 };

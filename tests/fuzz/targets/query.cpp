@@ -3,15 +3,15 @@
 #include "target.hpp"
 #include "sample_catalog.hpp"
 
-#include "http/list_query.hpp"
-#include "http/resource_query.hpp"
-#include "http/search_query.hpp"
+#include "routes/list_query.hpp"
+#include "routes/resource_query.hpp"
+#include "routes/search_query.hpp"
 #include "z402/wire/json.hpp"
 
 Z402_FUZZ_TARGET(query) {
   using namespace z402;
   static const auto snap = fuzz::sample_snapshot();
-  static const http::cursor_signer cursors{std::string(32, 'k')};
+  static const routes::cursor_signer cursors{std::string(32, 'k')};
   constexpr std::int64_t now_ms = 1'700'000'000'000;
   auto text = fuzz::text_of(data, size);
   auto is_json = [](std::string_view body) {
@@ -22,19 +22,19 @@ Z402_FUZZ_TARGET(query) {
     return !e.reason.empty() && (e.code == errc::invalid_filter || e.code == errc::invalid_cursor ||
                                  e.code == errc::query_required || e.code == errc::not_found);
   };
-  if (auto list = http::parse_list_request(text)) {
-    fuzz::require(list->limit >= 1 && list->limit <= http::max_list_limit, "a list limit is 1-1000");
-    fuzz::require(is_json(http::render_list(snap, *list).flatten()), "a list page is JSON");
+  if (auto list = routes::parse_list_request(text)) {
+    fuzz::require(list->limit >= 1 && list->limit <= routes::max_list_limit, "a list limit is 1-1000");
+    fuzz::require(is_json(routes::render_list(snap, *list).flatten()), "a list page is JSON");
   } else {
     fuzz::require(list.error().code == errc::invalid_filter && !list.error().reason.empty(), "a refused list query says why");
   }
 
-  if (auto search = http::parse_search_request(text, cursors, now_ms))
-    fuzz::require(is_json(http::render_search(*snap, *search, cursors, now_ms)), "a search page is JSON");
+  if (auto search = routes::parse_search_request(text, cursors, now_ms))
+    fuzz::require(is_json(routes::render_search(*snap, *search, cursors, now_ms)), "a search page is JSON");
   else
     fuzz::require(is_query_error(search.error()), "a refused search has a documented code and a reason");
 
-  if (auto found = http::render_resource(*snap, text))
+  if (auto found = routes::render_resource(*snap, text))
     fuzz::require(is_json(*found), "a resource answer is JSON");
   else
     fuzz::require(is_query_error(found.error()), "a resource refusal has a documented code and a reason");
@@ -48,6 +48,6 @@ Z402_FUZZ_TARGET(query) {
   auto redeemed = cursors.redeem(issued, text, now_ms + 1000);
   fuzz::require(redeemed && *redeemed == offset, "an issued cursor redeems to its offset");
   fuzz::require(!cursors.redeem(issued, std::string{text} + "x", now_ms), "a cursor is bound to its query");
-  fuzz::require(!cursors.redeem(issued, text, now_ms + http::cursor_lifetime_ms + 1), "a cursor expires");
+  fuzz::require(!cursors.redeem(issued, text, now_ms + routes::cursor_lifetime_ms + 1), "a cursor expires");
   return 0;
 }

@@ -46,6 +46,14 @@ std::filesystem::path keyring_path(const std::filesystem::path& data_dir);
 /// a malformed one errc::corrupt (operators must hear of it; nothing is overwritten).
 expected<keyring> load_keyring(const std::filesystem::path& file);
 
+/// A keyring file as read once, with the stamp (size, mtime, inode) taken before the read: a
+/// change during the read is seen by the next key_store::reload.
+struct keyring_file {
+  keyring keys;
+  std::string stamp;
+};
+expected<keyring_file> read_keyring_file(const std::filesystem::path& file);
+
 /// The CLI's edits. Each takes the data dir's lock, re-reads, changes, writes atomically, and
 /// on any error changes nothing: a name or payTo that breaks a rule or is taken (invalid_request),
 /// an unknown provider (not_found), a keyring that cannot be read, locked or written (io_error,
@@ -65,8 +73,11 @@ struct keyring_change {
 /// The server's view of the keyring: swapped atomically, reloaded when the file changes.
 class key_store {
  public:
-  /// `log` hears when a changed file cannot be read (the previous keys stay in force).
+  /// `log` hears when a changed file cannot be read (the previous keys stay in force). No keys
+  /// until the first reload.
   key_store(std::filesystem::path file, telemetry::logger log);
+  /// The keys of `first`, the file as read at start (a server refuses to start on a malformed one).
+  key_store(std::filesystem::path file, telemetry::logger log, keyring_file first);
 
   /// Re-reads the file if its size, mtime or inode changed. A malformed file keeps the
   /// previous keyring (and logs once).

@@ -51,8 +51,9 @@ using persistence_actor = caf::typed_actor<
     caf::reacts_to<atom::write>,
     /// itself: a failed write is tried again (backoff up to 5 s).
     caf::reacts_to<atom::retry>,
-    /// REGISTRY: write now (a clean stop); true when the newest snapshot is on disk.
-    caf::replies_to<atom::flush>::with<bool>>;
+    /// REGISTRY: write now (a clean stop); the version on disk, or the save's error (io_error
+    /// on the file, with the system's reason).
+    caf::replies_to<atom::flush>::with<std::uint64_t>>;
 
 /// Whoever follows every publication of this process's REGISTRY (the FEED).
 using publication_watcher = caf::typed_actor<
@@ -77,7 +78,8 @@ using replica_feed_actor = caf::typed_actor<
 using forwarded_writes = caf::typed_actor<
     /// REPLICA: (provider, its checked declaration) for that provider's PROVIDER.
     caf::replies_to<atom::declare, std::string, declare_command>::with<write_outcome>,
-    /// REPLICA: (provider, body digest) a heartbeat, as engine::repeat_declaration.
+    /// REPLICA: (provider, body digest) a heartbeat sent as its digest alone: ok when it repeats
+    /// the provider's last declaration, not_a_repeat otherwise (the declaration follows).
     caf::replies_to<atom::repeat, std::string, std::string>::with<write_outcome>,
     /// REPLICA: (provider, what to remove) as engine::delist.
     caf::replies_to<atom::delist, std::string, delist_command>::with<write_outcome>,
@@ -119,34 +121,36 @@ using replica_actor = replica_feed_actor::extend<
     /// ENGINE: writes at this follower, forwarded to the primary; each completion gets the
     /// primary's outcome, or unavailable when the link is down or the primary did not answer.
     caf::reacts_to<atom::declare, std::string, declare_command, write_completion>,
-    caf::reacts_to<atom::repeat, std::string, std::string, write_completion>,
     caf::reacts_to<atom::delist, std::string, delist_command, write_completion>,
     caf::reacts_to<atom::settle, settle_batch, settle_answers>>;
 
 /// REGISTRY: the global totals and the published snapshots (registry_actor.hpp).
 using registry_actor = caf::typed_actor<
-    /// PROVIDER: (provider, change, may_refuse) applies one provider's change. True once readers
-    /// can see its content when it changes content (items added, removed or rewritten); at once
-    /// when it only moves counts or lastSeen. Counts and lastSeen, whatever change moved them,
-    /// readers see within the counts interval. With
-    /// may_refuse, a change that would pass a global budget is refused with
-    /// errc::catalog_full; without it (counts, heartbeats, eviction) it always lands.
-    caf::replies_to<atom::commit, std::string, item_change, bool>::with<bool>,
+    /// PROVIDER: (provider, change, may_refuse) applies one provider's change. Answered (an
+    /// empty reply) once readers can see its content when it changes content (items added,
+    /// removed or rewritten); at once when it only moves counts or lastSeen. Counts and lastSeen,
+    /// whatever change moved them, readers see within the counts interval. With may_refuse, a
+    /// change that would pass a global budget is refused with errc::catalog_full; without it
+    /// (counts, heartbeats, eviction) it always lands.
+    caf::reacts_to<atom::commit, std::string, item_change, bool>,
     /// itself: the publication interval is over; publish the coalesced content changes.
     caf::reacts_to<atom::publish>,
     /// itself: the counts interval is over; publish the counts and lastSeen moved since.
     caf::reacts_to<atom::counts>,
-    /// ENGINE: publish and write everything now; true when it is on disk.
-    caf::replies_to<atom::flush>::with<bool>,
+    /// ENGINE: publish and write everything now; the version on disk (the published one with
+    /// no catalog file), or the save's error.
+    caf::replies_to<atom::flush>::with<std::uint64_t>,
     /// ENGINE: send every later publication to this watcher too (the FEED).
     caf::reacts_to<atom::watch, publication_watcher>>;
 
 /// PROVIDER: one per provider, owner of its items and their counts (provider_actor.hpp).
 using provider_actor = caf::typed_actor<
-    /// ENGINE: upserts a checked declaration's items; the outcome goes to the completion.
+    /// ENGINE: a checked declaration: a heartbeat (its digest is the last one applied and every
+    /// item it listed is still here) moves their lastSeen on; otherwise its items are upserted.
+    /// The outcome goes to the completion.
     caf::reacts_to<atom::declare, declare_command, write_completion>,
-    /// ENGINE: (digest) a body equal to the last declaration applied (a heartbeat) refreshes its
-    /// items' lastSeen without parsing it again; not_a_repeat when it differs or an item left.
+    /// WRITES: (digest) a follower's heartbeat, forwarded as its digest alone: as a declare's
+    /// heartbeat, or not_a_repeat when it is none.
     caf::reacts_to<atom::repeat, std::string, write_completion>,
     /// ENGINE: removes the named items of this provider, or all of them; ok with how many.
     caf::reacts_to<atom::delist, delist_command, write_completion>,

@@ -76,11 +76,10 @@ class engine {
   /// is paymentRequirements.payTo). Replaces the previous map.
   void set_payees(payee_map payees);
 
-  /// Sends a validated declaration to its PROVIDER; `done` gets the outcome on an actor thread.
+  /// Sends a validated declaration to its PROVIDER (at a follower, to the primary's); `done`
+  /// gets the outcome on an actor thread. One whose digest repeats the provider's last
+  /// declaration (a heartbeat) only moves its items' lastSeen on.
   void declare(const std::string& provider, declare_command cmd, write_completion done);
-  /// A declaration whose body has `digest`: when it repeats the provider's last one (a
-  /// heartbeat), its items' lastSeen move on and `done` gets ok; otherwise not_a_repeat.
-  void repeat_declaration(const std::string& provider, std::string digest, write_completion done);
 
   /// Removes the provider's own items that `cmd` names (or all of them); `done` gets ok with
   /// the number removed. Another provider's items are out of reach: only this PROVIDER is asked.
@@ -109,9 +108,10 @@ class engine {
 
   /// Publishes every change held back (counts and lastSeen wait up to `counts_interval`),
   /// writes the catalog file now and waits (at most 10 s) for the answer: a clean stop, or a
-  /// reader that must see every count acknowledged so far. Whether the newest snapshot is on
-  /// disk (true with no catalog file once published).
-  bool flush();
+  /// reader that must see every count acknowledged so far. The version on disk (the published
+  /// one with no catalog file), or why not: the save's error (io_error, with the system's
+  /// reason), or unavailable when the catalog did not answer in time.
+  expected<std::uint64_t> flush();
 
   /// A primary's: the keyring file's text (provider records and settle keys, hashes only), for
   /// the FEED to send its followers; at start and whenever the file changed.

@@ -31,11 +31,14 @@ struct declared_content {
   content_ptr content;
 };
 
-/// The validated items of one declaration: the rules already ran, on the server's checks thread
-/// (http::app_state::checks), before it crossed to the PROVIDER.
+/// The validated items of one declaration: the rules already ran where it was received (the
+/// server's checks thread, docs/architecture.md "A declaration's walk") before it crossed to the
+/// PROVIDER.
 struct declare_command {
   std::vector<declared_content> items;
-  std::string digest;  // of the declaration's body: a heartbeat repeating it is recognised
+  /// Of the declaration's body: a body equal to the provider's last one (a heartbeat) only moves
+  /// its items' lastSeen on. Empty: the body is not known (every item is upserted).
+  std::string digest;
 };
 
 /// The provider's items to remove: `keys` are item_identity::key()s; `all` removes every one.
@@ -46,6 +49,7 @@ struct delist_command {
 
 /// The answer to a write, as the HTTP layer turns it into a response.
 struct write_outcome {
+  /// not_a_repeat answers only a follower's heartbeat sent as its digest alone (atom::repeat).
   enum class status { ok, refused, unavailable, not_a_repeat };
   status state = status::unavailable;
   /// Refused or unavailable: why, in the one error model (z402/error.hpp): a budget passed is
@@ -55,9 +59,6 @@ struct write_outcome {
   z402::error problem{};
   std::size_t accepted = 0;
   std::int64_t last_seen_ms = 0;
-  /// A declaration taken: the content the catalog holds for each of its items, in order (an
-  /// unchanged item keeps the content it had). Local only: not sent between nodes.
-  std::vector<content_ptr> kept{};
 
   static write_outcome unavailable(std::string why) { return {status::unavailable, {errc::unavailable, {}, std::move(why)}, 0, 0}; }
   static write_outcome refused(z402::error why) { return {status::refused, std::move(why), 0, 0}; }

@@ -24,6 +24,13 @@ namespace z402 {
 /// compared by code: `err == errc::catalog_full`.
 caf::error make_error(errc code);
 
+/// The same with the error's field and reason, which error_of reads back.
+caf::error make_error(const error& e);
+
+/// The z402 error a caf::error carries: its code, field and reason when make_error made it; any
+/// other (the actor is gone, a request timed out) is unavailable, with CAF's rendering of it.
+error error_of(const caf::error& e);
+
 }  // namespace z402
 
 namespace z402::search {

@@ -31,7 +31,7 @@ class io_pool {
   void stop();
   /// Once run() has returned: runs on this thread what was posted to the contexts since, until
   /// none has more (the last answers of actors that stopped after the io threads), so those
-  /// handlers run while the server and app_state they call back into still live.
+  /// handlers run while the server and the routes they call back into still live.
   void run_posted();
 
  private:

@@ -93,6 +93,7 @@ class index {
   std::size_t origins() const { return origin_numbers_.size(); }
 
  private:
+  friend class index_update;  // updated()'s steps (ranking.cpp)
   index() = default;
 
   /// A document's posting for a term: BM25F's saturated term weight of the term's fields in it,

@@ -1,12 +1,12 @@
-#include "http/read_response.hpp"
+#include "routes/read_response.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-namespace z402::http {
+namespace z402::routes {
 namespace {
 
-std::string_view header_value(const request& req, bhttp::field f) {
+std::string_view header_value(const http::request& req, http::bhttp::field f) {
   auto it = req.find(f);
   return it == req.end() ? std::string_view{} : std::string_view{it->value().data(), it->value().size()};
 }
@@ -47,8 +47,8 @@ etag_text etag_of(const catalog::snapshot& snap, std::string_view target) {
   return out;
 }
 
-bool not_modified(const request& req, std::string_view etag) {
-  auto v = header_value(req, bhttp::field::if_none_match);
+bool not_modified(const http::request& req, std::string_view etag) {
+  auto v = header_value(req, http::bhttp::field::if_none_match);
   while (!v.empty()) {
     auto comma = v.find(',');
     auto tag = trim(v.substr(0, comma));
@@ -59,8 +59,8 @@ bool not_modified(const request& req, std::string_view etag) {
   return false;
 }
 
-bool accepts_gzip(const request& req) {
-  auto v = header_value(req, bhttp::field::accept_encoding);
+bool accepts_gzip(const http::request& req) {
+  auto v = header_value(req, http::bhttp::field::accept_encoding);
   while (!v.empty()) {
     auto comma = v.find(',');
     auto item = trim(v.substr(0, comma));
@@ -74,22 +74,22 @@ bool accepts_gzip(const request& req) {
   return false;
 }
 
-response not_modified_response(std::string_view etag) {
-  response res{bhttp::status::not_modified, 11};
-  res.set(bhttp::field::etag, etag);
-  res.set(bhttp::field::cache_control, "no-cache");
-  res.set(bhttp::field::vary, "Accept-Encoding");
+http::response not_modified_response(std::string_view etag) {
+  http::response res{http::bhttp::status::not_modified, 11};
+  res.set(http::bhttp::field::etag, etag);
+  res.set(http::bhttp::field::cache_control, "no-cache");
+  res.set(http::bhttp::field::vary, "Accept-Encoding");
   return res;
 }
 
 namespace {
 
-response read_header(std::string_view etag) {
-  response res{bhttp::status::ok, 11};
-  res.set(bhttp::field::content_type, "application/json");
-  res.set(bhttp::field::cache_control, "no-cache");
-  res.set(bhttp::field::etag, etag);
-  res.set(bhttp::field::vary, "Accept-Encoding");
+http::response read_header(std::string_view etag) {
+  http::response res{http::bhttp::status::ok, 11};
+  res.set(http::bhttp::field::content_type, "application/json");
+  res.set(http::bhttp::field::cache_control, "no-cache");
+  res.set(http::bhttp::field::etag, etag);
+  res.set(http::bhttp::field::vary, "Accept-Encoding");
   return res;
 }
 
@@ -100,10 +100,10 @@ void read_claims::release(read_caches caches) {
   if (file) caches.files.release(std::move(file));
 }
 
-response compressed_response(std::string_view etag, gzip_cache::entry_ptr compressed) {
+http::response compressed_response(std::string_view etag, gzip_cache::entry_ptr compressed) {
   // The cached bytes go out as they are, kept alive by the answer: no copy.
   auto res = read_header(etag);
-  res.set(bhttp::field::content_encoding, "gzip");
+  res.set(http::bhttp::field::content_encoding, "gzip");
   auto& page = *compressed->value;
   if (page.file) {
     res.body().file = {compressed, &*page.file};
@@ -115,14 +115,14 @@ response compressed_response(std::string_view etag, gzip_cache::entry_ptr compre
   return res;
 }
 
-response file_response(std::string_view etag, page_files::entry_ptr file) {
+http::response file_response(std::string_view etag, page_files::entry_ptr file) {
   auto res = read_header(etag);
   res.body() = file_body(std::move(file));
   res.prepare_payload();
   return res;
 }
 
-response rendered_response(const etag_text& etag, response_text body, read_caches caches, read_claims claims,
+http::response rendered_response(const etag_text& etag, http::response_text body, read_caches caches, read_claims claims,
                            std::optional<page_content> made_of) {
   if (claims.gzip) {
     if (body.payload_size() > gzip_threshold) {
@@ -133,11 +133,11 @@ response rendered_response(const etag_text& etag, response_text body, read_cache
         claims.release(caches);  // or the slot stays claimed for good
         throw;
       }
-      auto file = [&]() -> std::optional<page_file> {
+      auto file = [&]() -> std::optional<http::page_file> {
         if (bytes.size() <= file_threshold) return std::nullopt;
-        response_text whole;
+        http::response_text whole;
         whole.pieces.emplace_back(bytes.data(), bytes.size());
-        return page_file::write(whole);
+        return http::page_file::write(whole);
       }();
       auto size = bytes.size();
       if (file) bytes = std::string{};  // every answer reads the file: no second copy in memory
@@ -150,7 +150,7 @@ response rendered_response(const etag_text& etag, response_text body, read_cache
   if (claims.file) {
     // A large page goes into a file once per ETag, which plain TCP sends without copying it.
     if (body.payload_size() > file_threshold)
-      if (auto file = page_file::write(body)) {
+      if (auto file = http::page_file::write(body)) {
         auto size = file->size();
         auto filled = caches.files.fill(std::move(claims.file), std::move(*file), size);
         if (made_of) caches.files.remember(etag.place(), std::move(*made_of), filled);
@@ -166,4 +166,4 @@ response rendered_response(const etag_text& etag, response_text body, read_cache
   return res;
 }
 
-}  // namespace z402::http
+}  // namespace z402::routes

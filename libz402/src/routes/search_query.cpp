@@ -1,4 +1,4 @@
-#include "http/search_query.hpp"
+#include "routes/search_query.hpp"
 
 #include "z402/core/crypto.hpp"
 #include "z402/rules/text.hpp"
@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <charconv>
 
-namespace z402::http {
+namespace z402::routes {
 namespace {
 
 std::string fingerprint_of(std::string_view query, const list_filter& f) {
@@ -95,4 +95,4 @@ std::string render_search(const catalog::snapshot& snap, const search_request& r
   return out;
 }
 
-}  // namespace z402::http
+}  // namespace z402::routes

@@ -1,10 +1,10 @@
 #pragma once
 // GET /metrics: the Prometheus text format (0.0.4). What it shows is counts, sizes and times
 // only: never a key, a query string, a provider's payTo or an item's text.
-#include "http/handlers.hpp"
+#include "routes/handlers.hpp"
 
-namespace z402::http {
+namespace z402::routes {
 
-response metrics_response(const app_state& app);
+http::response metrics_response(const bazaar_routes& routes);
 
-}  // namespace z402::http
+}  // namespace z402::routes

@@ -3,14 +3,14 @@
 // addressed by signed cursors: opaque, bound to the query and filters they were issued for,
 // valid 15 minutes.
 #include "z402/catalog/snapshot.hpp"
-#include "http/list_query.hpp"
+#include "routes/list_query.hpp"
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace z402::http {
+namespace z402::routes {
 
 constexpr std::size_t max_query_chars = 512;
 constexpr std::int64_t cursor_lifetime_ms = 15 * 60 * 1000;
@@ -48,4 +48,4 @@ expected<search_request> read_search_request(const query_params& params, const c
 std::string render_search(const catalog::snapshot& snap, const search_request& req, const cursor_signer& cursors,
                           std::int64_t now_ms, shown_items* shown = nullptr);
 
-}  // namespace z402::http
+}  // namespace z402::routes

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace z402::http {
+namespace z402::routes {
 
 struct page_content {
   std::size_t limit = 0;
@@ -19,4 +19,4 @@ struct page_content {
   friend bool operator==(const page_content&, const page_content&) = default;
 };
 
-}  // namespace z402::http
+}  // namespace z402::routes

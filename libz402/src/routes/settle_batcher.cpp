@@ -1,8 +1,8 @@
-#include "http/settle_batcher.hpp"
+#include "routes/settle_batcher.hpp"
 
 #include <boost/asio/post.hpp>
 
-namespace z402::http {
+namespace z402::routes {
 
 void settle_batcher::add(rules::settlement event, catalog::settle_completion done) {
   std::lock_guard<std::mutex> guard{mutex_};
@@ -26,4 +26,4 @@ void settle_batcher::flush() {
   engine_.settle(std::move(events), std::move(answers));
 }
 
-}  // namespace z402::http
+}  // namespace z402::routes

@@ -2,7 +2,7 @@
 // Compressed catalog pages: gzip (RFC 1952) of a page, made once per ETag and shared by every
 // io thread (etag_cache: a page being compressed by one reader is answered uncompressed to
 // the others, who do not wait; gzip is the client's offer, not a demand).
-#include "http/etag_cache.hpp"
+#include "routes/etag_cache.hpp"
 #include "z402/http/message.hpp"
 #include "http/page_file.hpp"
 
@@ -11,14 +11,14 @@
 #include <string>
 #include <string_view>
 
-namespace z402::http {
+namespace z402::routes {
 
 /// A page compressed: its bytes, or over 4 KiB a file holding them, which plain TCP sends with
 /// sendfile and TLS reads into records, as it does a plain page (page_file.hpp). `bytes` is
 /// empty when the file holds them.
 struct compressed_page {
   std::string bytes;
-  std::optional<page_file> file;
+  std::optional<http::page_file> file;
 };
 
 /// 256 pages (32 sets of 8) of any size, and at most 8 MiB of them (a limit=100 page is 9 KB
@@ -29,6 +29,6 @@ constexpr std::size_t gzip_cache_budget = 8u << 20;
 /// gzip of `body` (the gzip wrapper of RFC 1952, level 1: JSON compresses well even so).
 std::string gzip(std::string_view body);
 /// The same for a page of pieces, streamed through zlib without flattening it first.
-std::string gzip(const response_text& page);
+std::string gzip(const http::response_text& page);
 
-}  // namespace z402::http
+}  // namespace z402::routes

@@ -1,4 +1,4 @@
-#include "http/metrics_page.hpp"
+#include "routes/metrics_page.hpp"
 
 #include "z402/version.hpp"
 
@@ -6,12 +6,12 @@
 #include <caf/config.hpp>
 #include <openssl/opensslv.h>
 
-namespace z402::http {
+namespace z402::routes {
 namespace {
 
 double seconds_of(std::int64_t ms) { return static_cast<double>(ms) / 1000.0; }
 
-void catalog_metrics(const app_state& app, telemetry::prometheus_text& out) {
+void catalog_metrics(const bazaar_routes& app, telemetry::prometheus_text& out) {
   auto snap = app.engine.snapshots().load();
   out.family("z402_catalog_items", "gauge", "Items in the published catalog.");
   out.sample("z402_catalog_items", {}, static_cast<std::uint64_t>(snap->items.size()));
@@ -26,7 +26,7 @@ void catalog_metrics(const app_state& app, telemetry::prometheus_text& out) {
   out.family("z402_snapshot_published_timestamp_seconds", "gauge", "When the published snapshot was made, Unix time.");
   out.sample("z402_snapshot_published_timestamp_seconds", {}, seconds_of(snap->published_ms));
 
-  auto& d = app.declarations;
+  auto& d = app.declarations.metrics();
   out.family("z402_declarations_total", "counter", "Declarations answered, by outcome (refused: by rule family).");
   out.sample("z402_declarations_total", {{"outcome", "accepted"}, {"family", ""}}, d.accepted.value());
   out.sample("z402_declarations_total", {{"outcome", "unavailable"}, {"family", ""}}, d.unavailable.value());
@@ -34,14 +34,14 @@ void catalog_metrics(const app_state& app, telemetry::prometheus_text& out) {
     out.sample("z402_declarations_total", {{"outcome", "refused"}, {"family", rules::rule_families[f]}}, d.refused[f].value());
   out.family("z402_declaration_body_bytes", "gauge",
              "Bytes of declaration bodies held now, from their read until their checks are done.");
-  out.sample("z402_declaration_body_bytes", {}, static_cast<std::uint64_t>(app.declaration_bytes.held_bytes()));
+  out.sample("z402_declaration_body_bytes", {}, static_cast<std::uint64_t>(app.declarations.body_budget().held_bytes()));
   out.family("z402_declaration_body_bytes_limit", "gauge", "At most this many bytes of declaration bodies are held at once.");
-  out.sample("z402_declaration_body_bytes_limit", {}, static_cast<std::uint64_t>(app.declaration_bytes.capacity()));
+  out.sample("z402_declaration_body_bytes_limit", {}, static_cast<std::uint64_t>(app.declarations.body_budget().capacity()));
   out.family("z402_declaration_bodies_waiting", "gauge", "Declaration bodies waiting now, unread, for the bytes held to make room.");
-  out.sample("z402_declaration_bodies_waiting", {}, static_cast<std::uint64_t>(app.declaration_bytes.waiting()));
+  out.sample("z402_declaration_bodies_waiting", {}, static_cast<std::uint64_t>(app.declarations.body_budget().waiting()));
   out.family("z402_declaration_body_waits_total", "counter",
              "Declaration bodies that waited to be read until the bytes held made room for them.");
-  out.sample("z402_declaration_body_waits_total", {}, app.declaration_bytes.waited());
+  out.sample("z402_declaration_body_waits_total", {}, app.declarations.body_budget().waited());
 
   auto& stats = *app.engine.context().stats;
   out.family("z402_settles_total", "counter",
@@ -68,7 +68,7 @@ void catalog_metrics(const app_state& app, telemetry::prometheus_text& out) {
 
 }  // namespace
 
-response metrics_response(const app_state& app) {
+http::response metrics_response(const bazaar_routes& app) {
   telemetry::prometheus_text out;
   out.family("z402_build_info", "gauge", "The build: z402's version and the libraries it was built with.");
   out.sample("z402_build_info",
@@ -79,30 +79,30 @@ response metrics_response(const app_state& app) {
   out.family("z402_gzip_pages_total", "counter",
              "gzip'd catalog pages served, by whether they were compressed for this answer, came from the cache, or took "
              "the bytes compressed for an earlier version's page of the same content.");
-  out.sample("z402_gzip_pages_total", {{"source", "compressed"}}, app.gzip.made.value());
-  out.sample("z402_gzip_pages_total", {{"source", "cache"}}, app.gzip.hits.value());
-  out.sample("z402_gzip_pages_total", {{"source", "earlier_version"}}, app.gzip.reused.value());
+  out.sample("z402_gzip_pages_total", {{"source", "compressed"}}, app.reads.gzip.made.value());
+  out.sample("z402_gzip_pages_total", {{"source", "cache"}}, app.reads.gzip.hits.value());
+  out.sample("z402_gzip_pages_total", {{"source", "earlier_version"}}, app.reads.gzip.reused.value());
   out.family("z402_gzip_deferred_total", "counter",
              "Pages asked for gzip and answered uncompressed because another reader was compressing the same page.");
-  out.sample("z402_gzip_deferred_total", {}, app.gzip.deferred.value());
+  out.sample("z402_gzip_deferred_total", {}, app.reads.gzip.deferred.value());
   out.family("z402_page_files_total", "counter",
              "Plain catalog pages sent from a file with sendfile, by whether the file was written for this answer, came "
              "from the cache, or was written for an earlier version's page of the same content.");
-  out.sample("z402_page_files_total", {{"source", "written"}}, app.pages.made.value());
-  out.sample("z402_page_files_total", {{"source", "cache"}}, app.pages.hits.value());
-  out.sample("z402_page_files_total", {{"source", "earlier_version"}}, app.pages.reused.value());
+  out.sample("z402_page_files_total", {{"source", "written"}}, app.reads.pages.made.value());
+  out.sample("z402_page_files_total", {{"source", "cache"}}, app.reads.pages.hits.value());
+  out.sample("z402_page_files_total", {{"source", "earlier_version"}}, app.reads.pages.reused.value());
   out.family("z402_page_cache_bytes", "gauge", "Bytes of the pages a read cache holds, within its budget.");
-  out.sample("z402_page_cache_bytes", {{"cache", "gzip"}}, static_cast<std::uint64_t>(app.gzip.held_bytes()));
-  out.sample("z402_page_cache_bytes", {{"cache", "file"}}, static_cast<std::uint64_t>(app.pages.held_bytes()));
+  out.sample("z402_page_cache_bytes", {{"cache", "gzip"}}, static_cast<std::uint64_t>(app.reads.gzip.held_bytes()));
+  out.sample("z402_page_cache_bytes", {{"cache", "file"}}, static_cast<std::uint64_t>(app.reads.pages.held_bytes()));
   out.family("z402_page_cache_full_total", "counter",
              "Pages answered as rendered (not compressed, not from a file) because the cache's budget was spent.");
-  out.sample("z402_page_cache_full_total", {{"cache", "gzip"}}, app.gzip.over_budget.value());
-  out.sample("z402_page_cache_full_total", {{"cache", "file"}}, app.pages.over_budget.value());
-  if (app.http_metrics) app.http_metrics->render(out);
-  auto res = json_response(200, out.text());
-  res.set(bhttp::field::content_type, telemetry::prometheus_text::content_type);
-  res.set(bhttp::field::cache_control, "no-store");
+  out.sample("z402_page_cache_full_total", {{"cache", "gzip"}}, app.reads.gzip.over_budget.value());
+  out.sample("z402_page_cache_full_total", {{"cache", "file"}}, app.reads.pages.over_budget.value());
+  if (app.metrics.http) app.metrics.http->render(out);
+  auto res = http::json_response(200, out.text());
+  res.set(http::bhttp::field::content_type, telemetry::prometheus_text::content_type);
+  res.set(http::bhttp::field::cache_control, "no-store");
   return res;
 }
 
-}  // namespace z402::http
+}  // namespace z402::routes

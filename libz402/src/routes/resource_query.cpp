@@ -1,8 +1,8 @@
-#include "http/resource_query.hpp"
+#include "routes/resource_query.hpp"
 
 #include "wire/url.hpp"
 
-namespace z402::http {
+namespace z402::routes {
 
 expected<std::string> render_resource(const catalog::snapshot& snap, std::string_view query_string) {
   auto params = parse_query(query_string);
@@ -39,4 +39,4 @@ expected<std::string> render_resource(const catalog::snapshot& snap, const query
   return out;
 }
 
-}  // namespace z402::http
+}  // namespace z402::routes

@@ -1,4 +1,4 @@
-#include "http/list_query.hpp"
+#include "routes/list_query.hpp"
 
 #include "rules/item_fields.hpp"
 #include "z402/rules/text.hpp"
@@ -8,7 +8,7 @@
 #include <charconv>
 #include <iterator>
 
-namespace z402::http {
+namespace z402::routes {
 
 namespace {
 
@@ -29,7 +29,8 @@ expected<query_params> parse_query(std::string_view query) {
     auto name = wire::percent_decode(pair.substr(0, eq), wire::percent_decoding::form);
     auto value = wire::percent_decode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1),
                                       wire::percent_decoding::form);
-    if (!name || !value) return invalid_filter("", "the query string has a malformed percent-escape");
+    // A malformed escape is no parameter's: before it is decoded, a name is not known to be one.
+    if (!name || !value) return invalid_filter("", "the query string " + (name ? value : name).error().reason);
     if (!rules::check_shown_text(*value, *name)) {
       return invalid_filter(*name, "parameter " + *name + " is not valid text (invalid UTF-8 or a control character)");
     }
@@ -160,15 +161,15 @@ page_content list_content(const list_page& page, const list_request& req) {
   return content;
 }
 
-response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, shown_items* shown) {
+http::response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, shown_items* shown) {
   auto page = select_list(*snap, req);
   if (shown) *shown = page.items;
   return render_list(snap, req, page);
 }
 
-response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, const list_page& selected) {
+http::response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, const list_page& selected) {
   auto& [page, total] = selected;
-  response_text out{R"({"x402Version":2,"items":[)"};
+  http::response_text out{R"({"x402Version":2,"items":[)"};
   out.pieces.reserve(2 * page.size());
   for (std::size_t i = 0; i < page.size(); ++i) {
     auto tail = i + 1 < page.size() ? page[i]->tail_and_comma() : page[i]->tail();
@@ -186,4 +187,4 @@ response_text render_list(const catalog::snapshot_ptr& snap, const list_request&
   return out;
 }
 
-}  // namespace z402::http
+}  // namespace z402::routes

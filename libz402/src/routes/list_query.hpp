@@ -2,7 +2,7 @@
 // GET /discovery/resources: its parameters (docs/contract.md §4, docs/wire.md §1) and its page.
 #include "z402/error.hpp"
 #include "z402/http/message.hpp"
-#include "http/page_content.hpp"
+#include "routes/page_content.hpp"
 #include "z402/catalog/snapshot.hpp"
 
 #include <array>
@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace z402::http {
+namespace z402::routes {
 
 constexpr std::size_t default_list_limit = 100;
 constexpr std::size_t max_list_limit = 1000;
@@ -93,8 +93,8 @@ page_content list_content(const list_page& page, const list_request& req);
 
 /// {"x402Version":2,"items":[...],"pagination":{"limit":L,"offset":O,"total":T}}, as a body
 /// that gathers the items' own bytes (and keeps the snapshot alive); flatten() for one string.
-response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, shown_items* shown = nullptr);
+http::response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, shown_items* shown = nullptr);
 /// The same for a page already selected from `snap`.
-response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, const list_page& page);
+http::response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, const list_page& page);
 
-}  // namespace z402::http
+}  // namespace z402::routes

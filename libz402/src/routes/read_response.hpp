@@ -5,9 +5,9 @@
 // once per ETag (gzip_cache); a plain body over 4 KiB is written to a file once per ETag and
 // sent from it (page_files).
 #include "z402/catalog/snapshot.hpp"
-#include "http/gzip_cache.hpp"
+#include "routes/gzip_cache.hpp"
 #include "z402/http/message.hpp"
-#include "http/page_file.hpp"
+#include "routes/page_files.hpp"
 
 #include <array>
 #include <cstdint>
@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace z402::http {
+namespace z402::routes {
 
 constexpr std::size_t gzip_threshold = 1024;
 /// Pages of at most one memory page are copied: sendfile saves the copy of whole pages only.
@@ -57,12 +57,12 @@ class etag_text {
 etag_text etag_of(const catalog::snapshot& snap, std::string_view target);
 
 /// Whether If-None-Match names `etag` (or *).
-bool not_modified(const request& req, std::string_view etag);
+bool not_modified(const http::request& req, std::string_view etag);
 
 /// Whether Accept-Encoding accepts gzip (and does not give it q=0).
-bool accepts_gzip(const request& req);
+bool accepts_gzip(const http::request& req);
 
-response not_modified_response(std::string_view etag);
+http::response not_modified_response(std::string_view etag);
 
 /// What a read holds of the caches while its page is rendered: its ETag claimed in the gzip
 /// cache (the client takes gzip and nobody compressed the page yet), or in the files (nobody
@@ -74,12 +74,12 @@ struct read_claims {
 };
 
 /// 200 with a page compressed before.
-response compressed_response(std::string_view etag, gzip_cache::entry_ptr compressed);
+http::response compressed_response(std::string_view etag, gzip_cache::entry_ptr compressed);
 /// 200 with a page written to a file before.
-response file_response(std::string_view etag, page_files::entry_ptr file);
+http::response file_response(std::string_view etag, page_files::entry_ptr file);
 /// 200 with a page as rendered, compressed or written to a file first for the claims held,
 /// and remembered as the page `made_of` (when it says) for later versions to reuse.
-response rendered_response(const etag_text& etag, response_text body, read_caches caches, read_claims claims,
+http::response rendered_response(const etag_text& etag, http::response_text body, read_caches caches, read_claims claims,
                            std::optional<page_content> made_of);
 
 /// A read's answer: the page `render()` makes (a response_text), unless it is cached for this
@@ -88,7 +88,7 @@ response rendered_response(const etag_text& etag, response_text body, read_cache
 /// (std::optional<page_content>, a list page's): a value made for an earlier version's page of
 /// the same content is taken instead of compressing or writing the page again.
 template <class Render, class Content>
-response read_response(const request& req, const etag_text& etag, Render&& render, read_caches caches, Content&& content) {
+http::response read_response(const http::request& req, const etag_text& etag, Render&& render, read_caches caches, Content&& content) {
   read_claims claims;
   if (accepts_gzip(req)) {
     auto found = caches.gzip.find_or_claim(etag, etag.made_for());
@@ -101,7 +101,7 @@ response read_response(const request& req, const etag_text& etag, Render&& rende
     claims.file = std::move(found.claim);
   }
   std::optional<page_content> made_of;
-  response_text body;
+  http::response_text body;
   try {
     if (claims.gzip || claims.file) made_of = content();
     if (made_of && claims.gzip)
@@ -120,8 +120,8 @@ response read_response(const request& req, const etag_text& etag, Render&& rende
 
 /// The same for a page that cannot say what it is made of (a search, a resolve).
 template <class Render>
-response read_response(const request& req, const etag_text& etag, Render&& render, read_caches caches) {
+http::response read_response(const http::request& req, const etag_text& etag, Render&& render, read_caches caches) {
   return read_response(req, etag, std::forward<Render>(render), caches, [] { return std::optional<page_content>{}; });
 }
 
-}  // namespace z402::http
+}  // namespace z402::routes

@@ -1,10 +1,10 @@
-#include "http/gzip_cache.hpp"
+#include "routes/gzip_cache.hpp"
 
 #include <zlib.h>
 
 #include <stdexcept>
 
-namespace z402::http {
+namespace z402::routes {
 namespace {
 
 /// One deflate stream per thread, reset between pages, and its output buffer: a page's
@@ -56,7 +56,7 @@ std::string deflate_parts(std::size_t total, const Parts& parts) {
 
 std::string gzip(std::string_view body) { return deflate_parts(body.size(), std::array<std::string_view, 1>{body}); }
 
-std::string gzip(const response_text& page) {
+std::string gzip(const http::response_text& page) {
   std::vector<std::string_view> parts;
   parts.reserve(page.pieces.size() + 2);
   parts.emplace_back(page);
@@ -65,4 +65,4 @@ std::string gzip(const response_text& page) {
   return deflate_parts(page.payload_size(), parts);
 }
 
-}  // namespace z402::http
+}  // namespace z402::routes

@@ -3,7 +3,7 @@
 // so serving the page needs no install step and no files beside the binary.
 #include <string_view>
 
-namespace z402::http {
+namespace z402::routes {
 
 struct web_asset {
   std::string_view name;          // "services.js"
@@ -14,4 +14,4 @@ struct web_asset {
 
 const web_asset* find_web_asset(std::string_view name);
 
-}  // namespace z402::http
+}  // namespace z402::routes

@@ -1,14 +1,14 @@
-#include "http/catalog_mcp.hpp"
+#include "routes/catalog_mcp.hpp"
 
-#include "http/list_query.hpp"
-#include "http/resource_query.hpp"
-#include "http/search_query.hpp"
+#include "routes/list_query.hpp"
+#include "routes/resource_query.hpp"
+#include "routes/search_query.hpp"
 #include "z402/rules/price_label.hpp"
 #include "z402/version.hpp"
 
 #include <boost/json.hpp>
 
-namespace z402::http {
+namespace z402::routes {
 namespace {
 
 namespace json = boost::json;
@@ -123,17 +123,17 @@ std::variant<query_params, mcp::rpc_error> params_of(const json::object& args, s
   return params;
 }
 
-mcp::tool_answer call_tool(app_state& app, std::string_view name, const json::object& args) {
-  auto snap = app.engine.snapshots().load_cached();
+mcp::tool_answer call_tool(const catalog::engine& engine, read_state& reads, std::string_view name, const json::object& args) {
+  auto snap = engine.snapshots().load_cached();
   if (name == "search_resources") {
     auto params = params_of(args, {"query", "type", "payTo", "scheme", "network", "asset", "extensions", "cursor"},
                             {"maxAmount", "limit"});
     if (auto* err = std::get_if<mcp::rpc_error>(&params)) return *err;
-    auto now = app.engine.context().clock->now_ms();
-    auto req = read_search_request(std::get<query_params>(params), app.cursors, now);
+    auto now = engine.context().clock->now_ms();
+    auto req = read_search_request(std::get<query_params>(params), reads.cursors, now);
     if (!req) return refused(req.error());
     shown_items shown;
-    auto body = render_search(*snap, *req, app.cursors, now, &shown);
+    auto body = render_search(*snap, *req, reads.cursors, now, &shown);
     auto more = body.ends_with(R"("cursor":null}})") ? std::string_view{} : std::string_view{"cursor"};
     auto text = summary(shown, "search results", more);
     return mcp::tool_result{std::move(body), std::move(text), false};
@@ -164,33 +164,33 @@ mcp::tool_answer call_tool(app_state& app, std::string_view name, const json::ob
   return mcp::tool_result{std::move(*body), std::move(text), false};
 }
 
-response rpc_http(unsigned status, std::string body) {
-  auto res = json_response(status, std::move(body));
-  res.set(bhttp::field::cache_control, "no-store");
+http::response rpc_http(unsigned status, std::string body) {
+  auto res = http::json_response(status, std::move(body));
+  res.set(http::bhttp::field::cache_control, "no-store");
   return res;
 }
 
-std::string_view header(const request& req, std::string_view name) {
+std::string_view header(const http::request& req, std::string_view name) {
   auto it = req.find(name);
   return it == req.end() ? std::string_view{} : std::string_view{it->value().data(), it->value().size()};
 }
 
 }  // namespace
 
-mcp::server make_catalog_mcp(app_state& app) {
+mcp::server make_catalog_mcp(const catalog::engine& engine, read_state& reads) {
   return mcp::server{{"z402-bazaar", "z402 Bazaar", std::string{z402::version()},
                       "The catalog of paid x402 resources. search_resources finds them by words, list_resources pages "
                       "through them, get_resource shows one. Amounts in accepts are in atomic units of their asset (ZEC's is the zatoshi, zat: 10^-8 ZEC); "
                       "the text lines say so. This server never calls a resource: pay and call it yourself."},
-                     catalog_tools(), [&app](std::string_view name, const json::object& args) { return call_tool(app, name, args); }};
+                     catalog_tools(), [&engine, &reads](std::string_view name, const json::object& args) { return call_tool(engine, reads, name, args); }};
 }
 
-response handle_mcp(app_state& app, const mcp::server& mcp, const request& req) {
+http::response handle_mcp(const node_identity& node, const mcp::server& mcp, const http::request& req) {
   // DNS rebinding (the spec's security warning): a browser page of another origin must not
   // reach this server. Requests without Origin (agents, curl) are not from a browser.
   if (auto origin = header(req, "Origin"); !origin.empty()) {
     auto host = header(req, "Host");
-    auto own = std::string{app.scheme} + "://" + std::string{host};
+    auto own = std::string{node.scheme} + "://" + std::string{host};
     if (host.empty() || origin != own)
       return rpc_http(403, mcp::error_response(nullptr, {mcp::rpc_code::invalid_request, "Origin " + std::string{origin} +
                                                                                            " may not use this server", {}}));
@@ -204,11 +204,11 @@ response handle_mcp(app_state& app, const mcp::server& mcp, const request& req) 
     return rpc_http(415, mcp::error_response(nullptr, {mcp::rpc_code::invalid_request, "send the message as application/json", {}}));
   auto outcome = mcp.handle(req.body());
   if (!outcome.body) {
-    response res{bhttp::status::accepted, 11};
+    http::response res{http::bhttp::status::accepted, 11};
     res.prepare_payload();
     return res;
   }
   return rpc_http(outcome.malformed ? 400 : 200, std::move(*outcome.body));
 }
 
-}  // namespace z402::http
+}  // namespace z402::routes

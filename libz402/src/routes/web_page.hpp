@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-namespace z402::http {
+namespace z402::routes {
 
 inline constexpr std::string_view content_security_policy =
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
@@ -15,6 +15,6 @@ inline constexpr std::string_view content_security_policy =
 bool is_web_path(std::string_view path);
 
 /// The page or asset at `path` (200, or 304 on a matching If-None-Match), or 404.
-response web_response(const request& req, std::string_view path);
+http::response web_response(const http::request& req, std::string_view path);
 
-}  // namespace z402::http
+}  // namespace z402::routes

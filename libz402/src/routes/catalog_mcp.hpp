@@ -3,18 +3,19 @@
 // SSE, no session: any node answers any request). Its tools read the same snapshot as the
 // HTTP reads, with the same filters, ranking and signed cursors; none ever fetches or calls a
 // provider's URL.
-#include "http/handlers.hpp"
+#include "routes/handlers.hpp"
 #include "z402/mcp/protocol.hpp"
 
-namespace z402::http {
+namespace z402::routes {
 
 inline constexpr std::size_t mcp_body_limit = 64u << 10;
 
-/// The server's tools (search_resources, list_resources, get_resource) over `app`.
-mcp::server make_catalog_mcp(app_state& app);
+/// The server's tools (search_resources, list_resources, get_resource) over `engine`'s catalog,
+/// with the read routes' cursors.
+mcp::server make_catalog_mcp(const catalog::engine& engine, read_state& reads);
 
 /// Answers one POST: Origin and MCP-Protocol-Version checked first (403, 400), then the
 /// JSON-RPC message: 200 with a JSON answer, 202 for a notification, 400 for a malformed one.
-response handle_mcp(app_state& app, const mcp::server& mcp, const request& req);
+http::response handle_mcp(const node_identity& node, const mcp::server& mcp, const http::request& req);
 
-}  // namespace z402::http
+}  // namespace z402::routes

@@ -8,7 +8,7 @@
 
 #include <mutex>
 
-namespace z402::http {
+namespace z402::routes {
 
 class settle_batcher {
  public:
@@ -28,4 +28,4 @@ class settle_batcher {
   bool flush_posted_ = false;
 };
 
-}  // namespace z402::http
+}  // namespace z402::routes

@@ -21,7 +21,7 @@
 // Superseded values go at once because waiting for them to turn cold held the budget: under a
 // write load that publishes a dozen versions a second, the last versions' files of 150 KB
 // filled the 8 MiB, and a quarter of the plain reads were answered as rendered, copied whole.
-#include "http/page_content.hpp"
+#include "routes/page_content.hpp"
 #include "z402/telemetry/metrics.hpp"
 
 #include <array>
@@ -34,7 +34,7 @@
 #include <string>
 #include <string_view>
 
-namespace z402::http {
+namespace z402::routes {
 
 /// The snapshot a cached value was made from (its run and version, as in its ETag).
 struct cache_version {
@@ -235,4 +235,4 @@ class etag_cache {
   std::size_t budget_;
 };
 
-}  // namespace z402::http
+}  // namespace z402::routes

@@ -1,15 +1,15 @@
-#include "http/web_page.hpp"
+#include "routes/web_page.hpp"
 
-#include "http/read_response.hpp"
-#include "http/web_assets.hpp"
+#include "routes/read_response.hpp"
+#include "routes/web_assets.hpp"
 
-namespace z402::http {
+namespace z402::routes {
 namespace {
 
 constexpr std::string_view assets_prefix = "/assets/";
 constexpr std::string_view page_asset = "services.html";
 
-void secure(response& res) {
+void secure(http::response& res) {
   res.set("Content-Security-Policy", content_security_policy);
   res.set("X-Content-Type-Options", "nosniff");
   res.set("Referrer-Policy", "no-referrer");
@@ -27,10 +27,10 @@ const web_asset* asset_at(std::string_view path) {
 
 bool is_web_path(std::string_view path) { return path == "/" || path == "/services" || path.starts_with(assets_prefix); }
 
-response web_response(const request& req, std::string_view path) {
+http::response web_response(const http::request& req, std::string_view path) {
   auto* asset = asset_at(path);
   if (!asset) {
-    auto res = error_response(404, "not_found", "no such page");
+    auto res = http::error_response(404, "not_found", "no such page");
     secure(res);
     return res;
   }
@@ -39,14 +39,14 @@ response web_response(const request& req, std::string_view path) {
     secure(res);
     return res;
   }
-  response res{bhttp::status::ok, 11};
-  res.set(bhttp::field::content_type, asset->content_type);
-  res.set(bhttp::field::etag, asset->etag);
-  res.set(bhttp::field::cache_control, "no-cache");
+  http::response res{http::bhttp::status::ok, 11};
+  res.set(http::bhttp::field::content_type, asset->content_type);
+  res.set(http::bhttp::field::etag, asset->etag);
+  res.set(http::bhttp::field::cache_control, "no-cache");
   secure(res);
   res.body() = std::string{asset->body};
   res.prepare_payload();
   return res;
 }
 
-}  // namespace z402::http
+}  // namespace z402::routes
