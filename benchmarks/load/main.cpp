@@ -1,4 +1,8 @@
-// z402-load: a load generator for z402-bazaar on loopback.
+// z402-load: the load generator of z402 Bazaar.
+//   z402-load test URL [OPTIONS]
+//       load-tests any deployment over HTTP or HTTPS, open loop with corrected latency, thresholds
+//       and a JSON report (test_command.hpp; z402-load test --help).
+// The benchmark suite's own commands, against a server on loopback it seeded itself:
 //   z402-load seed --target URL --bazaar BIN --data-dir DIR --keys-out FILE [--providers 32] [--items 128] [--fill-bytes N]
 //       adds the providers and a settle key with the server's own CLI, declares the catalog,
 //       and writes what `run` needs (keys, terms, shape) to FILE.
@@ -10,6 +14,7 @@
 //   z402-load searchable --target URL --keys FILE [--rounds 20] [--json FILE]
 //       how long a content change takes to be searchable (p50, p99, max).
 #include "load.hpp"
+#include "test_command.hpp"
 
 #include "wire/url.hpp"
 #include "z402/version.hpp"
@@ -31,7 +36,8 @@ using namespace z402;
 namespace json = boost::json;
 
 constexpr const char* usage_text =
-    "usage: z402-load seed --target URL --bazaar BIN --data-dir DIR --keys-out FILE [--providers N] [--items N] [--fill-bytes N]\n"
+    "usage: z402-load test URL [OPTIONS]   (load-test a deployment: z402-load test --help)\n"
+    "       z402-load seed --target URL --bazaar BIN --data-dir DIR --keys-out FILE [--providers N] [--items N] [--fill-bytes N]\n"
     "       z402-load run --target URL --keys FILE [--duration S] [--threads N] [--readers N] [--limit N]\n"
     "                 [--search-every N] [--declare-every-ms MS] [--declarers N] [--invalid-every N]\n"
     "                 [--change-every N] [--settles-per-second N] [--settle-connections N] [--accept-gzip 0|1]\n"
@@ -77,11 +83,13 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage("a command is required");
   std::string command = argv[1];
   if (command == "--help" || command == "-h")
-    return std::cout << "The load generator of z402 Bazaar's benchmarks: seeds a catalog server on loopback with providers\n"
-                        "and items, then loads it with readers, declarers and settles, and reports throughput and latency.\n\n"
+    return std::cout << "The load generator of z402 Bazaar. `test` load-tests any deployment; seed, run and searchable are\n"
+                        "the benchmark suite's: they seed a catalog server on loopback with providers and items, then load\n"
+                        "it with readers, declarers and settles, and report throughput and latency.\n\n"
                      << usage_text,
            0;
   if (command == "--version") return std::cout << "z402-load " << z402::version() << "\n", 0;
+  if (command == "test") return bench::test_command({argv + 2, argv + argc});
   std::map<std::string, std::string> a;
   for (int i = 2; i < argc; ++i) {
     std::string k = argv[i];

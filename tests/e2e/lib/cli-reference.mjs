@@ -1,6 +1,6 @@
 // The command reference of docs/reference.md, made from the programs' own --help: `node
-// tests/e2e/lib/cli-reference.mjs` prints it (with Z402_BAZAAR, Z402_DEMO and Z402_DISCOVER
-// naming the built programs); tests/e2e/cli.test.mjs checks docs/reference.md holds it unchanged.
+// tests/e2e/lib/cli-reference.mjs` prints it (with Z402_BAZAAR, Z402_DEMO, Z402_DISCOVER, Z402_SELLER and
+// Z402_LOAD naming the built programs); tests/e2e/cli.test.mjs checks docs/reference.md holds it unchanged.
 import { execFileSync } from "node:child_process";
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -10,7 +10,7 @@ export const helpCommands = [
   ["Z402_BAZAAR", ["provider", "list"]], ["Z402_BAZAAR", ["provider", "rotate"]], ["Z402_BAZAAR", ["provider", "remove"]],
   ["Z402_BAZAAR", ["settle-key"]], ["Z402_BAZAAR", ["terms"]],
   ["Z402_DEMO", []], ["Z402_DEMO", ["pay"]], ["Z402_DISCOVER", []], ["Z402_DISCOVER", ["mcp"]],
-  ["Z402_SELLER", []], ["Z402_SELLER", ["check"]],
+  ["Z402_SELLER", []], ["Z402_SELLER", ["check"]], ["Z402_LOAD", ["test"]],
 ];
 
 export function programOf(envName) {

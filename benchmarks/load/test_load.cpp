@@ -1,0 +1,407 @@
+#include "test_load.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <thread>
+
+namespace z402::bench {
+
+void endpoint_record::merge(const endpoint_record& other) {
+  corrected.merge(other.corrected);
+  service.merge(other.service);
+  due += other.due;
+  ok += other.ok;
+  late += other.late;
+  dropped += other.dropped;
+  for (auto& [why, n] : other.errors) errors[why] += n;
+  gzip_checked += other.gzip_checked;
+}
+
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = net::ip::tcp;
+using net::use_awaitable;
+using clock_type = std::chrono::steady_clock;
+
+constexpr auto request_timeout = std::chrono::seconds{10};
+constexpr auto late_after = std::chrono::milliseconds{1};
+// A connection that cannot be made again for this long is a shortfall: the rate asked for is no
+// longer being offered, and the run says so rather than report a lighter load.
+constexpr auto shortfall_after = std::chrono::seconds{2};
+constexpr std::size_t gzip_sample_every = 64;
+
+// What a sampled answer's body was, asked for with Accept-Encoding: gzip. A small answer may
+// come plain (z402-bazaar compresses above 1 KiB): only one that says gzip and is not is wrong.
+enum class gzip_seen { plain, checked, bad };
+
+std::uint64_t micros(clock_type::duration d) {
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::microseconds>(d).count()));
+}
+
+// One io thread's share of the run: its connections write only here.
+struct lane {
+  std::array<endpoint_record, static_cast<std::size_t>(endpoint::count)> endpoints;
+  std::vector<second_record> seconds;
+  std::uint64_t connections_opened = 0;
+  histogram handshakes;
+};
+
+// What every lane reads, and the few things they share.
+struct shared_run {
+  shared_run(const test_plan& p, const std::atomic<bool>& s) : plan(p), stop(s) {}
+  const test_plan& plan;
+  const std::atomic<bool>& stop;
+  clock_type::time_point start, measure_from, end;
+  std::atomic<bool> started{false};  // set once start, measure_from and end are
+  std::atomic<std::uint64_t> issued{0};
+  std::atomic<bool> failed{false};
+  std::mutex why_mutex;
+  std::string untrusted;
+  std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(endpoint::count)> live_ok{}, live_failed{};
+
+  bool stopping() const { return stop.load(std::memory_order_relaxed) || failed.load(std::memory_order_relaxed); }
+  void distrust(std::string why) {
+    std::lock_guard lock{why_mutex};
+    if (untrusted.empty()) untrusted = std::move(why);
+    failed = true;
+  }
+};
+
+// A keep-alive connection, plain or TLS, that reconnects after an error.
+template <class Stream>
+class connection {
+ public:
+  connection(net::any_io_executor ex, shared_run& run, lane& l) : run_(run), lane_(l), ex_(ex) {}
+
+  /// Connects (and shakes hands over TLS); the reason when it cannot.
+  net::awaitable<std::string> connect() {
+    beast::error_code ec;
+    stream_.reset();
+    tcp::resolver resolver{ex_};
+    auto& t = run_.plan.target;
+    auto endpoints = co_await resolver.async_resolve(t.connect_host, t.connect_port, net::redirect_error(use_awaitable, ec));
+    if (ec) co_return "cannot resolve " + t.connect_host + ": " + ec.message();
+    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+      stream_.emplace(ex_);
+    } else {
+      stream_.emplace(ex_, *t.tls);
+      // SNI and the name the certificate must carry: the URL's host, wherever --connect-to aims.
+      if (!SSL_set_tlsext_host_name(stream_->native_handle(), t.host.c_str())) co_return "cannot set the TLS server name";
+      stream_->set_verify_callback(net::ssl::host_name_verification(t.host));
+    }
+    auto& socket = beast::get_lowest_layer(*stream_);
+    socket.expires_after(request_timeout);
+    co_await socket.async_connect(endpoints, net::redirect_error(use_awaitable, ec));
+    if (ec) co_return "cannot connect to " + t.connect_host + ":" + t.connect_port + ": " + ec.message();
+    socket.socket().set_option(tcp::no_delay{true});
+    if constexpr (!std::is_same_v<Stream, beast::tcp_stream>) {
+      auto began = clock_type::now();
+      co_await stream_->async_handshake(net::ssl::stream_base::client, net::redirect_error(use_awaitable, ec));
+      if (ec) co_return "TLS handshake with " + t.host + " failed: " + ec.message();
+      lane_.handshakes.record(micros(clock_type::now() - began));
+    }
+    ++lane_.connections_opened;
+    buffer_.clear();
+    co_return std::string{};
+  }
+
+  bool open() const { return stream_.has_value(); }
+
+  /// Sends `req` and reads its answer, dropping the body; the status, or 0 with `why`.
+  /// With `check_gzip`, `gzip` says what the answer's body was: gzip'd and starting as gzip does
+  /// (checked), or not encoded at all (plain), or said to be gzip'd and not (bad).
+  net::awaitable<unsigned> exchange(const prepared_request& req, bool check_gzip, gzip_seen& gzip, std::string& why) {
+    beast::error_code ec;
+    auto& socket = beast::get_lowest_layer(*stream_);
+    socket.expires_after(request_timeout);
+    co_await net::async_write(*stream_, net::buffer(req.text), net::redirect_error(use_awaitable, ec));
+    if (ec) co_return fail(why, ec);
+    bhttp::response_parser<bhttp::buffer_body> parser;
+    parser.body_limit(boost::none);
+    co_await bhttp::async_read_header(*stream_, buffer_, parser, net::redirect_error(use_awaitable, ec));
+    if (ec) co_return fail(why, ec);
+    bool first = true;
+    // Framed by Content-Length or chunked, as Beast reads either; the bytes land in one scratch
+    // buffer and are dropped.
+    while (!parser.is_done()) {
+      parser.get().body().data = scratch_.get();
+      parser.get().body().size = scratch_size;
+      co_await bhttp::async_read(*stream_, buffer_, parser, net::redirect_error(use_awaitable, ec));
+      if (ec == bhttp::error::need_buffer) ec = {};
+      if (ec) co_return fail(why, ec);
+      auto got = scratch_size - parser.get().body().size;
+      if (check_gzip && first && got >= 2) {
+        auto* b = reinterpret_cast<const unsigned char*>(scratch_.get());
+        auto encoding = parser.get()[bhttp::field::content_encoding];
+        gzip = encoding.empty() ? gzip_seen::plain : encoding == "gzip" && b[0] == 0x1f && b[1] == 0x8b ? gzip_seen::checked : gzip_seen::bad;
+        first = false;
+      }
+    }
+    if (!parser.get().keep_alive()) stream_.reset();
+    co_return parser.get().result_int();
+  }
+
+ private:
+  unsigned fail(std::string& why, const beast::error_code& ec) {
+    why = ec == beast::error::timeout ? "timeout" : ec == net::error::eof || ec == bhttp::error::end_of_stream ? "closed" : "io";
+    stream_.reset();
+    return 0;
+  }
+
+  shared_run& run_;
+  lane& lane_;
+  net::any_io_executor ex_;
+  std::optional<Stream> stream_;
+  beast::flat_buffer buffer_;
+  static constexpr std::size_t scratch_size = 64u << 10;
+  std::unique_ptr<char[]> scratch_{new char[scratch_size]};
+};
+
+// The `index`-th of `count` connections: its requests are due every count/rate seconds,
+// staggered by index/rate (open loop), or back to back (closed).
+template <class Stream>
+net::awaitable<void> drive(shared_run& run, lane& l, std::size_t index, std::size_t count, std::shared_ptr<connection<Stream>> conn) {
+  auto& plan = run.plan;
+  net::steady_timer timer{co_await net::this_coro::executor};
+  auto interval = std::chrono::duration<double>(static_cast<double>(count) / plan.rate);
+  auto offset = std::chrono::duration<double>(static_cast<double>(index) / plan.rate);
+  std::size_t next = index % plan.requests.size();
+  std::optional<clock_type::time_point> down_since;
+  for (std::uint64_t k = 0;; ++k) {
+    if (run.stopping()) co_return;
+    auto due = plan.open_loop ? run.start + std::chrono::duration_cast<clock_type::duration>(offset + k * interval) : clock_type::now();
+    if (due >= run.end) co_return;
+    if (plan.max_requests && run.issued.fetch_add(1, std::memory_order_relaxed) >= plan.max_requests) co_return;
+    if (plan.open_loop && clock_type::now() < due) {
+      timer.expires_at(due);
+      beast::error_code ec;
+      co_await timer.async_wait(net::redirect_error(use_awaitable, ec));
+    }
+    auto& req = plan.requests[next];
+    next = (next + count) % plan.requests.size();
+    const bool measured = due >= run.measure_from;
+    auto& rec = l.endpoints[static_cast<std::size_t>(req.kind)];
+    auto second = measured ? static_cast<std::size_t>(std::chrono::duration_cast<std::chrono::seconds>(due - run.measure_from).count()) : 0;
+    auto* per_second = measured && second < l.seconds.size() ? &l.seconds[second] : nullptr;
+    if (measured) ++rec.due;
+    if (per_second) ++per_second->due;
+    auto began = clock_type::now();
+    if (plan.open_loop && began - due > plan.drop_after) {
+      if (measured) ++rec.dropped;
+      continue;
+    }
+    if (measured && plan.open_loop && began - due > late_after) ++rec.late;
+    std::string why;
+    if (!conn->open()) {
+      why = co_await conn->connect();
+      if (!why.empty()) {
+        if (!down_since) down_since = clock_type::now();
+        if (clock_type::now() - *down_since > shortfall_after)
+          run.distrust("connection shortfall: a connection could not be made again for " +
+                       std::to_string(std::chrono::duration_cast<std::chrono::seconds>(shortfall_after).count()) + " s (" + why + ")");
+        if (measured) ++rec.errors["connect"];
+        if (per_second) ++per_second->failed;
+        run.live_failed[static_cast<std::size_t>(req.kind)].fetch_add(1, std::memory_order_relaxed);
+        timer.expires_after(std::chrono::milliseconds{100});
+        beast::error_code ec;
+        co_await timer.async_wait(net::redirect_error(use_awaitable, ec));
+        continue;
+      }
+      down_since.reset();
+    }
+    auto sent = clock_type::now();
+    bool check_gzip = plan.gzip && k % gzip_sample_every == 0;
+    auto gzip = gzip_seen::plain;
+    auto status = co_await conn->exchange(req, check_gzip, gzip, why);
+    auto done = clock_type::now();
+    if (!measured) continue;
+    auto corrected = micros(done - (plan.open_loop ? due : sent));
+    rec.corrected.record(corrected);
+    rec.service.record(micros(done - sent));
+    if (per_second) per_second->max_corrected = std::max(per_second->max_corrected, corrected);
+    if (status >= 200 && status < 300 && gzip != gzip_seen::bad) {
+      ++rec.ok;
+      if (gzip == gzip_seen::checked) ++rec.gzip_checked;
+      if (per_second) ++per_second->ok;
+      run.live_ok[static_cast<std::size_t>(req.kind)].fetch_add(1, std::memory_order_relaxed);
+    } else {
+      ++rec.errors[!why.empty() ? why : status >= 200 && status < 300 ? "bad gzip" : "status " + std::to_string(status)];
+      if (per_second) ++per_second->failed;
+      run.live_failed[static_cast<std::size_t>(req.kind)].fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+}
+
+// Makes the lane's connections (all of them before any load: one that cannot be made ends the
+// run untrusted), then drives them.
+template <class Stream>
+net::awaitable<void> lane_main(shared_run& run, lane& l, std::size_t first, std::size_t step, std::size_t count,
+                               std::atomic<std::size_t>& ready) {
+  auto ex = co_await net::this_coro::executor;
+  std::vector<std::pair<std::size_t, std::shared_ptr<connection<Stream>>>> mine;
+  for (auto i = first; i < count; i += step) {
+    auto conn = std::make_shared<connection<Stream>>(ex, run, l);
+    if (auto why = co_await conn->connect(); !why.empty()) {
+      run.distrust(why);
+      co_return;
+    }
+    mine.emplace_back(i, std::move(conn));
+  }
+  ready.fetch_add(1);
+  // Every lane starts together: the first due time is the same start for all.
+  while (!run.started.load(std::memory_order_acquire) && !run.stopping()) {
+    net::steady_timer wait{ex, std::chrono::milliseconds{1}};
+    co_await wait.async_wait(use_awaitable);
+  }
+  for (auto& [i, conn] : mine) net::co_spawn(ex, drive<Stream>(run, l, i, count, conn), net::detached);
+}
+
+double cpu_seconds() {
+  rusage self{};
+  getrusage(RUSAGE_SELF, &self);
+  return static_cast<double>(self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
+         static_cast<double>(self.ru_utime.tv_usec + self.ru_stime.tv_usec) / 1e6;
+}
+
+void print_progress(shared_run& run, std::array<std::uint64_t, static_cast<std::size_t>(endpoint::count)>& last_ok, std::size_t second) {
+  std::string line = "z402-load: " + std::to_string(second) + " s";
+  for (std::size_t e = 0; e < last_ok.size(); ++e) {
+    auto ok = run.live_ok[e].load(std::memory_order_relaxed);
+    auto failed = run.live_failed[e].load(std::memory_order_relaxed);
+    if (!ok && !failed) continue;
+    line += "  " + std::string{endpoint_names[e]} + " " + std::to_string(ok - last_ok[e]) + "/s";
+    if (failed) line += " (" + std::to_string(failed) + " failed)";
+    last_ok[e] = ok;
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+template <class Stream>
+unsigned fetch_with(Stream& stream, const test_target& target, const std::string& path, std::string& body, std::string& why) {
+  beast::error_code ec;
+  bhttp::request<bhttp::empty_body> req{bhttp::verb::get, target.base_path + path, 11};
+  req.set(bhttp::field::host, target.host + (target.port == (target.scheme == "https" ? "443" : "80") ? "" : ":" + target.port));
+  req.set(bhttp::field::user_agent, "z402-load");
+  bhttp::write(stream, req, ec);
+  beast::flat_buffer buffer;
+  bhttp::response_parser<bhttp::string_body> parser;
+  parser.body_limit(64u << 20);
+  if (!ec) bhttp::read(stream, buffer, parser, ec);
+  if (ec) {
+    why = "reading " + path + ": " + ec.message();
+    return 0;
+  }
+  body = std::move(parser.get().body());
+  return parser.get().result_int();
+}
+
+}  // namespace
+
+unsigned fetch_once(const test_target& target, const std::string& path, std::string& body, std::string& why) {
+  net::io_context ioc;
+  beast::error_code ec;
+  tcp::resolver resolver{ioc};
+  auto endpoints = resolver.resolve(target.connect_host, target.connect_port, ec);
+  if (ec) return why = "cannot resolve " + target.connect_host + ": " + ec.message(), 0;
+  if (target.scheme != "https") {
+    beast::tcp_stream stream{ioc};
+    stream.expires_after(request_timeout);
+    stream.connect(endpoints, ec);
+    if (ec) return why = "cannot connect to " + target.connect_host + ":" + target.connect_port + ": " + ec.message(), 0;
+    return fetch_with(stream, target, path, body, why);
+  }
+  beast::ssl_stream<beast::tcp_stream> stream{ioc, *target.tls};
+  SSL_set_tlsext_host_name(stream.native_handle(), target.host.c_str());
+  stream.set_verify_callback(net::ssl::host_name_verification(target.host));
+  beast::get_lowest_layer(stream).expires_after(request_timeout);
+  beast::get_lowest_layer(stream).connect(endpoints, ec);
+  if (ec) return why = "cannot connect to " + target.connect_host + ":" + target.connect_port + ": " + ec.message(), 0;
+  stream.handshake(net::ssl::stream_base::client, ec);
+  if (ec) return why = "TLS handshake with " + target.host + " failed: " + ec.message(), 0;
+  return fetch_with(stream, target, path, body, why);
+}
+
+test_result run_test(const test_plan& plan, const std::atomic<bool>& stop) {
+  shared_run run{plan, stop};
+  std::vector<lane> lanes(plan.threads);
+  auto measured_seconds = static_cast<std::size_t>(std::ceil(std::chrono::duration<double>(plan.duration).count()));
+  for (auto& l : lanes) l.seconds.resize(measured_seconds);
+  auto cpu_before = cpu_seconds();
+  // Connections are made before the clock starts: the start is set once all are up.
+  std::vector<std::unique_ptr<net::io_context>> contexts;
+  std::atomic<std::size_t> ready{0};
+  auto far = clock_type::now() + std::chrono::hours{24 * 365};
+  run.start = run.measure_from = run.end = far;
+  for (std::size_t t = 0; t < plan.threads; ++t) {
+    contexts.push_back(std::make_unique<net::io_context>(1));
+    auto spawn = [&](auto stream_tag) {
+      using Stream = typename decltype(stream_tag)::type;
+      net::co_spawn(*contexts.back(), lane_main<Stream>(run, lanes[t], t, plan.threads, plan.connections, ready), net::detached);
+    };
+    if (plan.target.scheme == "https") spawn(std::type_identity<beast::ssl_stream<beast::tcp_stream>>{});
+    else spawn(std::type_identity<beast::tcp_stream>{});
+  }
+  // Each lane makes its connections and waits for `started`: the times are set once all are up.
+  std::vector<std::thread> threads;
+  for (auto& ctx : contexts) threads.emplace_back([&ctx] { ctx->run(); });
+  while (ready.load() < plan.threads && !run.stopping()) std::this_thread::sleep_for(std::chrono::milliseconds{1});
+  test_result result;
+  if (!run.stopping()) {
+    run.start = clock_type::now() + std::chrono::milliseconds{5};
+    run.measure_from = run.start + plan.warmup;
+    run.end = run.measure_from + plan.duration;
+    run.started.store(true, std::memory_order_release);
+  }
+  std::array<std::uint64_t, static_cast<std::size_t>(endpoint::count)> last_ok{};
+  for (std::size_t s = 1; !run.stopping() && clock_type::now() < run.end; ++s) {
+    std::this_thread::sleep_until(std::min(run.end, run.start + std::chrono::seconds{s}));
+    if (plan.progress && clock_type::now() < run.end) print_progress(run, last_ok, s);
+  }
+  // At the end every request due in the window is sent, answered or timed out (the lanes run
+  // out of work). Stopped early, what is in flight is left.
+  auto measured_end = run.end;
+  if (run.stopping()) {
+    measured_end = std::min(run.end, clock_type::now());
+    for (auto& ctx : contexts) ctx->stop();
+  }
+  for (auto& t : threads) t.join();
+  for (auto& l : lanes) {
+    for (std::size_t e = 0; e < l.endpoints.size(); ++e) result.endpoints[e].merge(l.endpoints[e]);
+    result.connections_opened += l.connections_opened;
+    result.handshakes.merge(l.handshakes);
+    if (result.seconds.size() < l.seconds.size()) result.seconds.resize(l.seconds.size());
+    for (std::size_t s = 0; s < l.seconds.size(); ++s) {
+      result.seconds[s].due += l.seconds[s].due;
+      result.seconds[s].ok += l.seconds[s].ok;
+      result.seconds[s].failed += l.seconds[s].failed;
+      result.seconds[s].max_corrected = std::max(result.seconds[s].max_corrected, l.seconds[s].max_corrected);
+    }
+  }
+  result.measured_seconds = measured_end > run.measure_from && run.measure_from != far
+                                ? std::chrono::duration<double>(measured_end - run.measure_from).count()
+                                : 0;
+  result.generator_cpu_seconds = cpu_seconds() - cpu_before;
+  result.untrusted = run.untrusted;
+  return result;
+}
+
+}  // namespace z402::bench

@@ -1,0 +1,218 @@
+// z402-load test: load-testing a deployment one operates. Open loop by default, so a server that
+// stalls shows in the corrected percentiles while the service ones (from each send) stay low;
+// what it counts is what the server answered, framed by Content-Length or chunked; thresholds and
+// trust decide the exit code.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import net from "node:net";
+import { execFile } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { newDataDir, removeDataDir, startServer, stopServer, sleep, timeScale, addProvider, termsFile, item, declare, waitFor } from "./lib/server.mjs";
+
+const load = process.env.Z402_LOAD;
+let dir, server;
+
+before(async () => {
+  dir = newDataDir();
+  server = await startServer(dir);
+  const { terms } = termsFile(dir);
+  const payTo = "uregtest1loadprovider";
+  const key = addProvider(dir, "loader", payTo);
+  const items = ["weather forecast for a city", "translate text between languages", "geocode an address"].map((d, i) =>
+    item(terms, payTo, `https://load.example.com/v1/route-${i}`, { description: `A ${d} service.` }));
+  // The server reads a new key within 250 ms.
+  await waitFor("the provider's declaration", async () => (await declare(server.url, key, { items })).status === 200, 5000);
+});
+
+after(async () => {
+  await stopServer(server);
+  removeDataDir(dir);
+});
+
+/** Runs `z402-load test` with `args`; its exit code, stdout and the JSON report. */
+function runTest(args) {
+  const json = join(dir, `test-${Date.now()}-${Math.random()}.json`);
+  return new Promise((resolve) => {
+    execFile(load, ["test", ...args, "--json", json, "--no-progress"], { timeout: 120000 }, (err, stdout, stderr) => {
+      let report = null;
+      try { report = JSON.parse(readFileSync(json, "utf8")); } catch { /* no report: a usage error */ }
+      resolve({ code: err ? err.code : 0, stdout, stderr, report });
+    });
+  });
+}
+
+async function answered(route) {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  return Number(text.match(new RegExp(`^z402_http_requests_total\\{route="${route}",code="2xx"\\} (\\d+)$`, "m"))?.[1] ?? 0);
+}
+
+/** A server answering in about 1 ms that holds every answer due in the first `stallMs` of each `periodMs`. */
+async function stallingServer(periodMs, stallMs) {
+  const start = Date.now();
+  const srv = http.createServer((req, res) => {
+    const send = () => {
+      const body = req.url.startsWith("/discovery/resources") ? '{"x402Version":2,"items":[],"pagination":{"limit":20,"offset":0,"total":0}}' : "{}";
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      res.end(body);
+    };
+    const inPeriod = (Date.now() - start) % periodMs;
+    if (inPeriod < stallMs) setTimeout(send, stallMs - inPeriod);
+    else setTimeout(send, 1);
+  });
+  await new Promise((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${srv.address().port}`, close: () => new Promise((r) => { srv.closeAllConnections(); srv.close(r); }) };
+}
+
+test("a server that stalls 1 s in every 10 s shows it in the corrected p99, not in the service p99", async () => {
+  const fake = await stallingServer(10000, 1000);
+  try {
+    // 2.5 s into the first period, so two stalls fall in the 20 s measured.
+    await sleep(2500);
+    const r = await runTest([fake.url, "--rate", "1000", "--connections", "16", "--duration", "20s"]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const list = r.report.endpoints.list;
+    assert.ok(list.correctedUs.p99 > 700_000 && list.correctedUs.p99 < 1_100_000, `corrected p99 ${list.correctedUs.p99} µs`);
+    assert.ok(list.serviceP99Us < 20_000 * timeScale, `service p99 ${list.serviceP99Us} µs`);
+    assert.match(r.stdout, /latency is corrected: from when each request was due/);
+  } finally {
+    await fake.close();
+  }
+});
+
+test("z402-bazaar stopped by SIGSTOP for a second shows in the corrected p99", async () => {
+  const run = runTest([server.url, "--rate", "500", "--connections", "16", "--duration", "8s"]);
+  await sleep(3000);
+  process.kill(server.child.pid, "SIGSTOP");
+  await sleep(1000);
+  process.kill(server.child.pid, "SIGCONT");
+  const r = await run;
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.ok(r.report.endpoints.list.correctedUs.p99 > 500_000, `corrected p99 ${r.report.endpoints.list.correctedUs.p99} µs`);
+  assert.ok(r.report.endpoints.list.correctedUs.p50 < 50_000 * timeScale, `corrected p50 ${r.report.endpoints.list.correctedUs.p50} µs`);
+});
+
+test("the rate offered is the rate asked for, and what it counts is what the server answered, plain and gzip'd", async () => {
+  for (const gzip of [[], ["--gzip"]]) {
+    const before = { list: await answered("resources"), search: await answered("search"), resource: await answered("resource"), mcp: await answered("mcp") };
+    const r = await runTest([server.url, "--rate", "2000", "--connections", "16", "--duration", "3s",
+      "--mix", "list=4,search=2,resource=2,mcp=1", ...gzip]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    for (const [endpoint, route] of [["list", "resources"], ["search", "search"], ["resource", "resource"], ["mcp", "mcp"]]) {
+      const e = r.report.endpoints[endpoint];
+      assert.deepEqual(e.errors, {}, `${endpoint} ${gzip}`);
+      // Every request due was sent (and the warmup is none): the server answered exactly these,
+      // and the first page the run read before the load.
+      assert.equal((await answered(route)) - before[endpoint], e.ok + (endpoint === "list" ? 1 : 0), `${endpoint} ${gzip}`);
+      if (gzip.length && endpoint === "list") assert.ok(e.gzipChecked > 0, "no page checked to be gzip'd");
+    }
+    const all = r.report.all;
+    assert.equal(all.due, 6000);
+    if (timeScale === 1) assert.ok(Math.abs(all.achievedPerSecond - 2000) / 2000 < 0.01, `achieved ${all.achievedPerSecond}/s`);
+  }
+});
+
+test("answers framed by chunked encoding, as a proxy sends them, are counted as answered", async () => {
+  // A proxy that re-frames every answer of the server as chunks.
+  const proxy = http.createServer(async (req, res) => {
+    const upstream = await fetch(`${server.url}${req.url}`, { headers: { "accept-encoding": req.headers["accept-encoding"] ?? "" } });
+    const body = Buffer.from(await upstream.arrayBuffer());
+    res.writeHead(upstream.status, { "content-type": "application/json", "transfer-encoding": "chunked",
+      ...(upstream.headers.get("content-encoding") ? { "content-encoding": upstream.headers.get("content-encoding") } : {}) });
+    for (let at = 0; at < body.length; at += 100) res.write(body.subarray(at, at + 100));
+    res.end();
+  });
+  await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  try {
+    const before = await answered("resources");
+    const r = await runTest([`http://127.0.0.1:${proxy.address().port}`, "--rate", "200", "--connections", "4", "--duration", "2s"]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.deepEqual(r.report.endpoints.list.errors, {});
+    assert.equal(r.report.endpoints.list.ok, 400);
+    assert.equal((await answered("resources")) - before, 400 + 1);  // and the page it read first
+  } finally {
+    proxy.closeAllConnections();
+    await new Promise((r) => proxy.close(r));
+  }
+});
+
+test("a breached threshold exits 99, a kept one 0, and each is reported", async () => {
+  const kept = await runTest([server.url, "--rate", "200", "--duration", "1s", "--threshold", "list.p99<5s", "--threshold", "*.errors<1%"]);
+  assert.equal(kept.code, 0, kept.stdout + kept.stderr);
+  assert.match(kept.stdout, /threshold list\.p99<5s: ok/);
+  const breached = await runTest([server.url, "--rate", "200", "--duration", "1s", "--threshold", "list.p99<1us"]);
+  assert.equal(breached.code, 99, breached.stdout + breached.stderr);
+  assert.match(breached.stdout, /threshold list\.p99<1us: BREACHED/);
+  assert.equal(breached.report.exitCode, 99);
+  assert.equal(breached.report.thresholds[0].ok, false);
+});
+
+test("a run that cannot be trusted exits 1: a connection refused, a certificate no CA signed, connections lost", async () => {
+  // Nothing listens there.
+  const port = await new Promise((resolve) => { const s = net.createServer().listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => resolve(p)); }); });
+  const refused = await runTest([`http://127.0.0.1:${port}`, "--duration", "1s"]);
+  assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+  assert.match(refused.stderr + refused.stdout, /cannot connect/);
+  // A server that accepts the connections, answers the first page, then closes every connection
+  // and refuses new ones: the shortfall ends the run within seconds, not at its end.
+  let answeredFirst = false;
+  const flaky = http.createServer((req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end('{"x402Version":2,"items":[],"pagination":{"limit":20,"offset":0,"total":0}}');
+    answeredFirst = true;
+  });
+  await new Promise((resolve) => flaky.listen(0, "127.0.0.1", resolve));
+  const flakyPort = flaky.address().port;
+  const started = Date.now();
+  const run = runTest([`http://127.0.0.1:${flakyPort}`, "--rate", "100", "--connections", "4", "--duration", "60s"]);
+  await sleep(1000);
+  assert.ok(answeredFirst);
+  flaky.closeAllConnections();
+  flaky.close();
+  const lost = await run;
+  assert.equal(lost.code, 1, lost.stdout + lost.stderr);
+  assert.match(lost.stdout, /untrusted: connection shortfall/);
+  assert.ok(Date.now() - started < 20000 * timeScale, "the shortfall ended the run early");
+});
+
+test("a host other than loopback must be confirmed, and the rate and duration are capped unless raised", async () => {
+  const other = await runTest(["https://catalog.example.com", "--duration", "1s"]);
+  assert.equal(other.code, 2);
+  assert.match(other.stderr, /--i-operate catalog\.example\.com/);
+  const fast = await runTest([server.url, "--rate", "5000"]);
+  assert.equal(fast.code, 2);
+  assert.match(fast.stderr, /--max-rate/);
+  const long = await runTest([server.url, "--duration", "10m"]);
+  assert.equal(long.code, 2);
+  assert.match(long.stderr, /--max-duration/);
+  const mix = await runTest([server.url, "--mix", "list=1,everything=2"]);
+  assert.equal(mix.code, 2);
+  assert.match(mix.stderr, /no endpoint everything/);
+});
+
+test("over HTTPS it verifies the certificate with --cacert, times its handshakes, and refuses one no CA it trusts signed", async () => {
+  const { makeCa, makeServerCert } = await import("./lib/tls.mjs");
+  const ca = makeCa(dir);
+  const { cert, key } = makeServerCert(ca.dir, "localhost");
+  const tlsDir = newDataDir();
+  const tls = await startServer(tlsDir, ["--tls-cert", cert, "--tls-key", key]);
+  try {
+    const url = tls.url.replace("127.0.0.1", "localhost");
+    const r = await runTest([url, "--cacert", ca.ca, "--rate", "200", "--connections", "4", "--duration", "1s"]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(r.report.endpoints.list.ok, 200);
+    assert.equal(r.report.tlsHandshakes.counts.reduce((n, [, c]) => n + c, 0), 4);
+    assert.match(r.stdout, /TLS handshakes: 4/);
+    // --connect-to aims at the address; Host and SNI stay the URL's.
+    const aimed = await runTest([`https://localhost:1`, "--connect-to", new URL(tls.url).host, "--cacert", ca.ca, "--rate", "50", "--duration", "1s"]);
+    assert.equal(aimed.code, 0, aimed.stdout + aimed.stderr);
+    const otherCa = makeCa(newDataDir());
+    const untrusted = await runTest([url, "--cacert", otherCa.ca, "--duration", "1s"]);
+    assert.equal(untrusted.code, 1, untrusted.stdout + untrusted.stderr);
+    assert.match(untrusted.stderr + untrusted.stdout, /certificate verify failed/);
+  } finally {
+    await stopServer(tls);
+    removeDataDir(tlsDir);
+  }
+});
