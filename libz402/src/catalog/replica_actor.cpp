@@ -122,11 +122,16 @@ void forward(self_ptr self, Answer answer, Refuse refuse, Ts&&... xs) {
           });
 }
 
+// How a forwarded write is refused when the primary does not answer it: unavailable, and why.
+auto refusing(write_completion done) {
+  return [done](const error& why) { done({write_outcome::status::unavailable, why, 0, 0}); };
+}
+
 template <class... Ts>
 void forward_write(self_ptr self, write_completion& done, Ts&&... xs) {
   forward<write_outcome>(
       self, [done](write_outcome& o) { done(std::move(o)); },
-      [done](const error& why) { done({write_outcome::status::unavailable, why, 0, 0}); }, std::forward<Ts>(xs)...);
+      refusing(done), std::forward<Ts>(xs)...);
 }
 
 // A declaration for the primary. A heartbeat crosses the link as its digest alone (32 bytes
@@ -143,7 +148,7 @@ void forward_declaration(self_ptr self, std::string provider, declare_command cm
           if (o.state == write_outcome::status::ok && !digest.empty()) self->state.declared_digests[provider] = digest;
           done(std::move(o));
         },
-        [done](const error& why) { done({write_outcome::status::unavailable, why, 0, 0}); }, atom::declare::value, provider,
+        refusing(done), atom::declare::value, provider,
         std::move(cmd));
   };
   auto known = digests.find(provider);
@@ -155,7 +160,7 @@ void forward_declaration(self_ptr self, std::string provider, declare_command cm
         if (o.state == write_outcome::status::not_a_repeat) return whole(*cmd);
         done(std::move(o));
       },
-      [done](const error& why) { done({write_outcome::status::unavailable, why, 0, 0}); }, atom::repeat::value, provider,
+      refusing(done), atom::repeat::value, provider,
       std::move(digest));
 }
 
