@@ -2,6 +2,8 @@
 
 #include "z402/version.hpp"
 
+#include <cctype>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -12,6 +14,18 @@ std::string help_text(const command& cmd) {
   out << "usage: " << cmd.name << (cmd.synopsis.empty() ? "" : " ") << cmd.synopsis << "\n\n" << cmd.summary << "\n\n"
       << cmd.options;
   return out.str();
+}
+
+expected<std::string> read_secret(const std::string& path) {
+  std::ifstream in{path};
+  if (!in) return error{errc::io_error, path, "cannot read " + path};
+  std::stringstream text;
+  text << in.rdbuf();
+  auto s = text.str();
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
+  if (s.empty()) return error{errc::corrupt, path, path + " is empty"};
+  return s;
 }
 
 int usage_error(const command& cmd, const std::string& message) {

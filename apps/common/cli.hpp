@@ -3,6 +3,8 @@
 // subcommand answers --help (usage, what it does, its options) and --version; an unknown
 // option, a missing value or a bad value is refused with one line that names the option and
 // exit code 2.
+#include "z402/error.hpp"
+
 #include <boost/program_options.hpp>
 
 #include <optional>
@@ -40,6 +42,10 @@ std::string help_text(const command& cmd);
 
 /// "NAME: MESSAGE (see NAME --help)" on stderr; returns 2.
 int usage_error(const command& cmd, const std::string& message);
+
+/// A secret kept in a file (a key): its text without the white space around it. An error
+/// (io_error, or corrupt when empty) names the file, never what it holds.
+expected<std::string> read_secret(const std::string& path);
 
 /// Prints "NAME VERSION".
 int print_version(const std::string& program);

@@ -39,22 +39,10 @@ constexpr const char* development_note =
     "secret shared by payer and service (a public default unless --dev-secret-file). They move\n"
     "no money; never run this verifier where payments matter.";
 
-expected<std::string> read_secret(const std::string& path) {
-  std::ifstream in{path};
-  if (!in) return error{errc::io_error, path, "cannot read " + path};
-  std::stringstream text;
-  text << in.rdbuf();
-  auto s = text.str();
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
-  if (s.empty()) return error{errc::corrupt, path, path + " is empty"};
-  return s;
-}
-
 /// The development payments' secret: the public default, or the one in `file`.
 expected<std::string> dev_secret(const std::string& file) {
   if (file.empty()) return std::string{kit::default_dev_secret};
-  return read_secret(file);
+  return cli::read_secret(file);
 }
 
 int pay(const std::vector<std::string>& args) {
@@ -161,11 +149,11 @@ struct serve_secrets {
 
 expected<serve_secrets> read_secrets(const serve_options& o) {
   serve_secrets out;
-  auto key = read_secret(o.key_file);
+  auto key = cli::read_secret(o.key_file);
   if (!key) return error{key.error().code, "provider-key-file", key.error().reason};
   out.provider_key = std::move(*key);
   if (!o.settle_key_file.empty()) {
-    auto read = read_secret(o.settle_key_file);
+    auto read = cli::read_secret(o.settle_key_file);
     if (!read) return error{read.error().code, "settle-key-file", read.error().reason};
     out.settle_key = std::move(*read);
   }

@@ -90,13 +90,16 @@ std::string declaration_body(const config::rail_terms& terms, const catalog_shap
 }
 
 settle_template settle_body(const config::rail_terms& terms, const catalog_shape& shape, std::size_t p, std::size_t i) {
+  return settle_for(config::accepts_entry(terms, provider_pay_to(p), amount_of(p, i), 60), item_resource(p, i));
+}
+
+settle_template settle_for(const boost::json::object& requirements, std::string_view url) {
   constexpr std::string_view mark = "NONCE-GOES-HERE";
-  auto requirements = config::accepts_entry(terms, provider_pay_to(p), amount_of(p, i), 60);
   json::object payload{{"x402Version", 2},
-                       {"resource", json::object{{"url", item_resource(p, i)}}},
+                       {"resource", json::object{{"url", url}}},
                        {"accepted", requirements},
                        {"payload", json::object{{"nonce", mark}}}};
-  auto body = json::serialize(json::object{{"x402Version", 2}, {"paymentPayload", std::move(payload)}, {"paymentRequirements", std::move(requirements)}});
+  auto body = json::serialize(json::object{{"x402Version", 2}, {"paymentPayload", std::move(payload)}, {"paymentRequirements", requirements}});
   auto at = body.find(mark);
   return {body.substr(0, at), body.substr(at + mark.size())};
 }

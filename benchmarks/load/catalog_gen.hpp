@@ -40,5 +40,7 @@ struct settle_template {
   std::string with_nonce(std::string_view nonce) const;
 };
 settle_template settle_body(const config::rail_terms& terms, const catalog_shape& shape, std::size_t p, std::size_t i);
+/// The settle event of a payment meeting `requirements` for the resource `url`.
+settle_template settle_for(const boost::json::object& requirements, std::string_view url);
 
 }  // namespace z402::bench

@@ -1,10 +1,13 @@
 #include "test_command.hpp"
 
 #include "../../apps/common/cli.hpp"
+#include "catalog_gen.hpp"
 #include "test_load.hpp"
 #include "thresholds.hpp"
 
 #include "wire/url.hpp"
+#include "z402/config/rail_terms.hpp"
+#include "z402/core/crypto.hpp"
 #include "z402/wire/json.hpp"
 
 #include <boost/asio/ssl/context.hpp>
@@ -32,11 +35,16 @@ constexpr const char* summary =
     "mix, open loop at --rate over --connections by default (each request has a due time; latency counts\n"
     "from it, so a stalled server shows in the percentiles), or closed loop (--closed: not corrected).\n"
     "Any http:// or https:// URL; a host other than loopback must be named again with --i-operate.\n"
+    "Settles (settle=N in --mix) go only to items the run declares itself, under --provider-key-file\n"
+    "(a provider kept for load tests), each payment unique; those items are delisted when the run\n"
+    "ends, SIGINT and SIGTERM included.\n"
     "Exit 0 when every --threshold holds, 99 when one is breached, 1 when the run cannot be trusted\n"
     "(TLS failure, connections that cannot be kept), 2 on a usage error.";
 
 struct options {
   std::string url, mix = "list=1", cacert, connect_to, i_operate, json_file, duration = "10s", warmup = "0s", drop_after = "5s";
+  std::string provider_key_file, settle_key_file, pay_to, declare_every = "30s";
+  std::size_t items = 4;
   std::vector<std::string> thresholds;
   double rate = 100, max_rate = 2000;
   std::size_t connections = 16, threads = 1, limit = 20;
@@ -76,11 +84,22 @@ expected<std::vector<std::pair<endpoint, unsigned>>> read_mix(std::string_view m
         return refused("mix", "weight of " + std::string{name} + " must be 1-1000");
     }
     auto at = std::find(endpoint_names.begin(), endpoint_names.end(), name);
-    if (at == endpoint_names.end()) return refused("mix", "no endpoint " + std::string{name} + " (list, search, resource, mcp)");
+    if (name == "declare") return refused("mix", "declare keeps its own cadence (--declare-every), outside the mix");
+    if (at == endpoint_names.end()) return refused("mix", "no endpoint " + std::string{name} + " (list, search, resource, mcp, settle)");
     out.emplace_back(static_cast<endpoint>(at - endpoint_names.begin()), weight);
   }
   if (out.empty()) return refused("mix", "names no endpoint");
   return out;
+}
+
+std::string host_header(const test_target& t) {
+  bool default_port = t.port == (t.scheme == "https" ? "443" : "80");
+  return default_port ? t.host : t.host + ":" + t.port;
+}
+
+std::string get_text(const test_target& t, const std::string& path, bool gzip) {
+  return "GET " + t.base_path + path + " HTTP/1.1\r\nHost: " + host_header(t) + "\r\nUser-Agent: z402-load\r\n" +
+         (gzip ? "Accept-Encoding: gzip\r\n" : "") + "\r\n";
 }
 
 // What the run reads first: words to search for and items to resolve.
@@ -102,7 +121,7 @@ std::string text_at(const json::object& o, std::initializer_list<std::string_vie
 
 expected<catalog_sample> read_catalog(const test_target& target) {
   std::string body, why;
-  auto status = fetch_once(target, "/discovery/resources?limit=100", body, why);
+  auto status = send_once(target, get_text(target, "/discovery/resources?limit=100", false), body, why);
   if (status != 200)
     return error{errc::unavailable, "url", status ? "GET /discovery/resources answered " + std::to_string(status) : why};
   auto doc = wire::parse_strict(body, 64);
@@ -140,16 +159,6 @@ expected<catalog_sample> read_catalog(const test_target& target) {
   return out;
 }
 
-std::string host_header(const test_target& t) {
-  bool default_port = t.port == (t.scheme == "https" ? "443" : "80");
-  return default_port ? t.host : t.host + ":" + t.port;
-}
-
-std::string get_text(const test_target& t, const std::string& path, bool gzip) {
-  return "GET " + t.base_path + path + " HTTP/1.1\r\nHost: " + host_header(t) + "\r\nUser-Agent: z402-load\r\n" +
-         (gzip ? "Accept-Encoding: gzip\r\n" : "") + "\r\n";
-}
-
 std::string mcp_text(const test_target& t, const std::string& query, bool gzip) {
   auto body = json::serialize(json::object{
       {"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
@@ -159,10 +168,83 @@ std::string mcp_text(const test_target& t, const std::string& query, bool gzip) 
          (gzip ? "Accept-Encoding: gzip\r\n" : "") + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
+std::string post_text(const test_target& t, std::string_view method, std::string_view path, const std::string& key,
+                      std::string_view body) {
+  return std::string{method} + " " + t.base_path + std::string{path} + " HTTP/1.1\r\nHost: " + host_header(t) +
+         "\r\nUser-Agent: z402-load\r\nContent-Type: application/json\r\nAuthorization: Bearer " + key +
+         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + std::string{body};
+}
+
+expected<config::rail_terms> read_terms(const test_target& target) {
+  std::string body, why;
+  auto status = send_once(target, get_text(target, "/discovery/terms", false), body, why);
+  if (status != 200)
+    return error{errc::unavailable, "url", status ? "GET /discovery/terms answered " + std::to_string(status) : why};
+  auto doc = wire::parse_strict(body, 16);
+  if (!doc) return error{errc::unavailable, "url", "GET /discovery/terms is not a z402 Bazaar's terms"};
+  return config::terms_from_json(*doc, config::default_rail_terms());
+}
+
+// The run's own items: what it declares under the operator's load-test provider, settles and,
+// at the end, delists. Their URLs are the same every run (under .invalid, which no one can
+// reach: an agent that finds one cannot pay it), so a run delists what a killed one left.
+struct own_items {
+  std::string declaration;  // POST /discovery/declarations
+  std::string removal;      // DELETE /discovery/declarations
+  std::vector<settle_template> settles;
+};
+
+own_items make_own_items(const config::rail_terms& terms, const std::string& pay_to, std::size_t count) {
+  own_items out;
+  json::array items, identities;
+  auto accepts = config::accepts_entry(terms, pay_to, "1", 60);
+  for (std::size_t i = 0; i < count; ++i) {
+    auto resource = "https://z402-load.invalid/item-" + std::to_string(i);
+    items.push_back(json::object{{"resource", resource}, {"type", "http"}, {"x402Version", 2}, {"accepts", json::array{accepts}},
+                                 {"description", "Load-test item " + std::to_string(i) + " of z402-load: not a service, delisted when the test ends."},
+                                 {"mimeType", "application/json"}, {"serviceName", "z402-load"}, {"tags", json::array{"z402-load"}}});
+    identities.push_back(json::object{{"type", "http"}, {"resource", resource}, {"method", "GET"}});
+    out.settles.push_back(settle_for(accepts, resource));
+  }
+  out.declaration = json::serialize(json::object{{"items", std::move(items)}});
+  out.removal = json::serialize(json::object{{"items", std::move(identities)}});
+  return out;
+}
+
+// Declares the run's items (the terms are the server's own); the server's answer when it refuses.
+expected<own_items> declare_own_items(const test_target& t, const std::string& key, const std::string& pay_to, std::size_t count) {
+  auto terms = read_terms(t);
+  if (!terms) return terms.error();
+  auto own = make_own_items(*terms, pay_to, count);
+  std::string body, why;
+  auto status = send_once(t, post_text(t, "POST", "/discovery/declarations", key, own.declaration), body, why);
+  if (status != 200)
+    return error{errc::unavailable, "provider-key-file",
+                 "the run's items were not declared: " + (status ? "HTTP " + std::to_string(status) + " " + body : why)};
+  return own;
+}
+
+// Delists the run's items; why they stay when they do (empty when they left).
+std::string delist_own_items(const test_target& t, const std::string& key, const own_items& own) {
+  std::string body, why;
+  auto status = send_once(t, post_text(t, "DELETE", "/discovery/declarations", key, own.removal), body, why);
+  if (status == 200) return {};
+  return (status ? "HTTP " + std::to_string(status) + " " + body : why) +
+         " (they age out as a provider's silent items do; the next run with this provider delists them)";
+}
+
+// A settle of the run's items with the nonce's place held: each send puts a payment of its own.
+prepared_request settle_request(const test_target& t, const std::string& settle_key, const settle_template& body) {
+  auto text = post_text(t, "POST", "/discovery/settled", settle_key, body.with_nonce(std::string(nonce_width, '0')));
+  auto at = text.size() - body.tail.size() - nonce_width;
+  return {endpoint::settle, std::move(text), at};
+}
+
 // The requests in the order connections take them: the endpoints interleaved by their weights
 // (smooth weighted round-robin), each endpoint cycling through its own variants.
 expected<std::vector<prepared_request>> prepare(const test_target& t, const std::vector<std::pair<endpoint, unsigned>>& mix,
-                                                const catalog_sample& catalog, std::size_t limit, bool gzip) {
+                                                const catalog_sample& catalog, std::size_t limit, bool gzip,
+                                                const std::vector<prepared_request>& settles) {
   for (auto& [e, w] : mix) {
     if ((e == endpoint::search || e == endpoint::mcp) && catalog.words.empty())
       return error{errc::unavailable, "mix", "the catalog's first page has no words to search for"};
@@ -185,6 +267,10 @@ expected<std::vector<prepared_request>> prepare(const test_target& t, const std:
     current[best] -= total;
     auto e = mix[best].first;
     auto k = turn[static_cast<std::size_t>(e)]++;
+    if (e == endpoint::settle) {
+      out.push_back(settles[k % settles.size()]);
+      continue;
+    }
     std::string text;
     switch (e) {
       case endpoint::list:
@@ -195,7 +281,7 @@ expected<std::vector<prepared_request>> prepare(const test_target& t, const std:
         break;
       case endpoint::resource: text = get_text(t, "/discovery/resource?" + catalog.resources[k % catalog.resources.size()], gzip); break;
       case endpoint::mcp: text = mcp_text(t, catalog.words[k % catalog.words.size()], gzip); break;
-      case endpoint::count: break;
+      default: break;
     }
     out.push_back({e, std::move(text)});
   }
@@ -334,6 +420,12 @@ int test_command(const std::vector<std::string>& args) {
       ("drop-after", po::value(&o.drop_after)->value_name("TIME")->default_value("5s"),
        "a request that cannot start this long after it was due is dropped (counted, never sent)")                               //
       ("threshold", po::value(&o.thresholds)->value_name("EXPR")->composing(), "e.g. 'list.p99<50ms', '*.errors<0.1%', 'achieved>=0.99*offered'")  //
+      ("provider-key-file", po::value(&o.provider_key_file)->value_name("FILE"),
+       "a load-test provider's key: the run declares its own items under it (needed for settle)")                              //
+      ("pay-to", po::value(&o.pay_to)->value_name("ADDR"), "that provider's payTo")                                                //
+      ("settle-key-file", po::value(&o.settle_key_file)->value_name("FILE"), "a settle key, to report the run's payments (settle)")  //
+      ("items", po::value(&o.items)->value_name("N")->default_value(4), "how many items the run declares and settles (1-128)")    //
+      ("declare-every", po::value(&o.declare_every)->value_name("TIME")->default_value("30s"), "the provider's heartbeat: the run's items declared again")  //
       ("json", po::value(&o.json_file)->value_name("FILE"), "write the configuration, a per-second series and the histograms as JSON")  //
       ("progress", "a progress line each second (the default on a terminal)")                                                      //
       ("no-progress", "no progress lines");
@@ -359,6 +451,22 @@ int test_command(const std::vector<std::string>& args) {
   }
   auto mix = read_mix(o.mix);
   if (!mix) return cli::usage_error(cmd, "--mix " + mix.error().reason);
+  bool settling = std::any_of(mix->begin(), mix->end(), [](auto& m) { return m.first == endpoint::settle; });
+  auto declare_every = read_duration(o.declare_every);
+  if (!declare_every || declare_every->count() < 100) return cli::usage_error(cmd, "--declare-every: a time of at least 100ms, such as 30s");
+  if (settling && (o.provider_key_file.empty() || o.settle_key_file.empty() || o.pay_to.empty()))
+    return cli::usage_error(cmd, "settle in --mix needs --provider-key-file, --pay-to and --settle-key-file: it settles only items it declares");
+  if (!o.provider_key_file.empty() && o.pay_to.empty()) return cli::usage_error(cmd, "--provider-key-file needs --pay-to, the provider's payTo");
+  if (!o.settle_key_file.empty() && !settling) return cli::usage_error(cmd, "--settle-key-file is for settle in --mix");
+  if (o.items == 0 || o.items > 128) return cli::usage_error(cmd, "--items must be 1-128");
+  std::string provider_key, settle_key;
+  for (auto [file, key, name] : {std::tuple{&o.provider_key_file, &provider_key, "--provider-key-file"},
+                                 std::tuple{&o.settle_key_file, &settle_key, "--settle-key-file"}}) {
+    if (file->empty()) continue;
+    auto read = cli::read_secret(*file);
+    if (!read) return cli::usage_error(cmd, std::string{name} + ": " + read.error().reason);
+    *key = std::move(*read);
+  }
   auto target = target_of(o);
   if (!target) return cli::usage_error(cmd, (target.error().field == "URL" ? "URL " : "--" + target.error().field + " ") + target.error().reason);
 
@@ -374,14 +482,30 @@ int test_command(const std::vector<std::string>& args) {
   plan.drop_after = *drop_after;
   plan.gzip = vm.count("gzip") > 0;
   plan.progress = !vm.count("no-progress") && (vm.count("progress") || isatty(STDERR_FILENO));
+  plan.declare_every = *declare_every;
+  plan.run_id = crypto::sha256_hex(crypto::random_key("")).substr(0, 16);
+  // From here a signal ends the run; the run's items are delisted on the way out.
+  for (int sig : {SIGINT, SIGTERM}) std::signal(sig, [](int) { interrupted = true; });
   auto catalog = read_catalog(plan.target);
   if (!catalog) return std::cerr << "z402-load test: " << catalog.error().reason << "\n", 1;
-  auto requests = prepare(plan.target, *mix, *catalog, o.limit, plan.gzip);
-  if (!requests) return std::cerr << "z402-load test: " << requests.error().reason << "\n", 1;
+  std::optional<own_items> own;
+  std::vector<prepared_request> settles;
+  if (!provider_key.empty()) {
+    auto declared = declare_own_items(plan.target, provider_key, o.pay_to, o.items);
+    if (!declared) return std::cerr << "z402-load test: " << declared.error().reason << "\n", 1;
+    own = std::move(*declared);
+    plan.declarations.push_back({endpoint::declare, post_text(plan.target, "POST", "/discovery/declarations", provider_key, own->declaration)});
+    for (auto& body : own->settles) settles.push_back(settle_request(plan.target, settle_key, body));
+  }
+  auto requests = prepare(plan.target, *mix, *catalog, o.limit, plan.gzip, settles);
+  if (!requests) {
+    if (own) delist_own_items(plan.target, provider_key, *own);
+    return std::cerr << "z402-load test: " << requests.error().reason << "\n", 1;
+  }
   plan.requests = std::move(*requests);
 
-  std::signal(SIGINT, [](int) { interrupted = true; });
   auto r = run_test(plan, interrupted);
+  auto left_behind = own ? delist_own_items(plan.target, provider_key, *own) : std::string{};
   endpoint_record all;
   for (auto& e : r.endpoints) all.merge(e);
   std::cout << report_text(o, plan, r, all);
@@ -404,6 +528,7 @@ int test_command(const std::vector<std::string>& args) {
     if (!ok && code == 0) code = 99;
   }
   if (interrupted) std::cout << "interrupted: the figures cover the part that ran\n";
+  if (own) std::cout << (left_behind.empty() ? "the run's " + std::to_string(o.items) + " items are delisted\n" : "NOT delisted: " + left_behind + "\n");
   if (!o.json_file.empty()) {
     json::object endpoints;
     for (std::size_t i = 0; i < r.endpoints.size(); ++i)
@@ -414,11 +539,13 @@ int test_command(const std::vector<std::string>& args) {
     std::ofstream{o.json_file} << json::serialize(json::object{
         {"config", {{"url", o.url}, {"openLoop", plan.open_loop}, {"rate", plan.rate}, {"connections", plan.connections},
                     {"threads", plan.threads}, {"durationMs", plan.duration.count()}, {"warmupMs", plan.warmup.count()},
-                    {"mix", o.mix}, {"gzip", plan.gzip}}},
+                    {"mix", o.mix}, {"gzip", plan.gzip}, {"items", own ? o.items : 0},
+                    {"declareEveryMs", own ? plan.declare_every.count() : 0}}},
         {"measuredSeconds", r.measured_seconds}, {"connectionsOpened", r.connections_opened},
         {"tlsHandshakes", r.handshakes.to_json()}, {"generatorCpuSeconds", r.generator_cpu_seconds},
         {"endpoints", std::move(endpoints)}, {"all", record_json(all, r.measured_seconds)}, {"seconds", std::move(seconds)},
-        {"thresholds", std::move(checked)}, {"untrusted", r.untrusted}, {"exitCode", code}}) << "\n";
+        {"thresholds", std::move(checked)}, {"untrusted", r.untrusted}, {"exitCode", code},
+        {"itemsLeftBehind", own && !left_behind.empty() ? o.items : 0}}) << "\n";
   }
   return code;
 }

@@ -57,6 +57,18 @@ std::uint64_t micros(clock_type::duration d) {
   return static_cast<std::uint64_t>(std::max<std::int64_t>(0, std::chrono::duration_cast<std::chrono::microseconds>(d).count()));
 }
 
+// Why a settle's answer (`{"bazaar":{"status":"success"}}`, or "rejected" with a
+// `rejectedReason`) says the catalog did not count it; empty when it did. Reasons are the
+// catalog's short codes: a longer one is cut, so a server cannot grow the report.
+std::string settle_refusal(std::string_view body) {
+  if (body.find(R"("status":"success")") != std::string_view::npos) return {};
+  constexpr std::string_view key = R"("rejectedReason":")";
+  auto at = body.find(key);
+  if (at == std::string_view::npos) return "rejected";
+  auto reason = body.substr(at + key.size());
+  return "rejected: " + std::string{reason.substr(0, std::min<std::size_t>(reason.find('"'), 64))};
+}
+
 // One io thread's share of the run: its connections write only here.
 struct lane {
   std::array<endpoint_record, static_cast<std::size_t>(endpoint::count)> endpoints;
@@ -126,20 +138,31 @@ class connection {
 
   bool open() const { return stream_.has_value(); }
 
-  /// Sends `req` and reads its answer, dropping the body; the status, or 0 with `why`.
-  /// With `check_gzip`, `gzip` says what the answer's body was: gzip'd and starting as gzip does
-  /// (checked), or not encoded at all (plain), or said to be gzip'd and not (bad).
-  net::awaitable<unsigned> exchange(const prepared_request& req, bool check_gzip, gzip_seen& gzip, std::string& why) {
+  /// Sends `req` (with `nonce` in its placeholder, if it has one) and reads its answer, dropping
+  /// the body; the status, or 0 with `why`. With `check_gzip`, `gzip` says what the answer's body
+  /// was: gzip'd and starting as gzip does (checked), or not encoded at all (plain), or said to be
+  /// gzip'd and not (bad). A settle's answer says whether the catalog counted it: one that did not
+  /// keeps its status and has its reason in `why`.
+  net::awaitable<unsigned> exchange(const prepared_request& req, std::string_view nonce, bool check_gzip, gzip_seen& gzip,
+                                    std::string& why) {
     beast::error_code ec;
     auto& socket = beast::get_lowest_layer(*stream_);
     socket.expires_after(request_timeout);
-    co_await net::async_write(*stream_, net::buffer(req.text), net::redirect_error(use_awaitable, ec));
+    if (req.nonce_at == std::string::npos) {
+      co_await net::async_write(*stream_, net::buffer(req.text), net::redirect_error(use_awaitable, ec));
+    } else {
+      std::string_view text{req.text};
+      std::array<net::const_buffer, 3> parts{net::buffer(text.substr(0, req.nonce_at)), net::buffer(nonce),
+                                             net::buffer(text.substr(req.nonce_at + nonce_width))};
+      co_await net::async_write(*stream_, parts, net::redirect_error(use_awaitable, ec));
+    }
     if (ec) co_return fail(why, ec);
     bhttp::response_parser<bhttp::buffer_body> parser;
     parser.body_limit(boost::none);
     co_await bhttp::async_read_header(*stream_, buffer_, parser, net::redirect_error(use_awaitable, ec));
     if (ec) co_return fail(why, ec);
     bool first = true;
+    const bool settled = req.kind == endpoint::settle && parser.get().result_int() / 100 == 2;
     // Framed by Content-Length or chunked, as Beast reads either; the bytes land in one scratch
     // buffer and are dropped.
     while (!parser.is_done()) {
@@ -149,13 +172,15 @@ class connection {
       if (ec == bhttp::error::need_buffer) ec = {};
       if (ec) co_return fail(why, ec);
       auto got = scratch_size - parser.get().body().size;
+      if (first && settled) why = settle_refusal({scratch_.get(), got});
       if (check_gzip && first && got >= 2) {
         auto* b = reinterpret_cast<const unsigned char*>(scratch_.get());
         auto encoding = parser.get()[bhttp::field::content_encoding];
         gzip = encoding.empty() ? gzip_seen::plain : encoding == "gzip" && b[0] == 0x1f && b[1] == 0x8b ? gzip_seen::checked : gzip_seen::bad;
-        first = false;
       }
+      first = false;
     }
+    if (first && settled) why = "rejected: no outcome";
     if (!parser.get().keep_alive()) stream_.reset();
     co_return parser.get().result_int();
   }
@@ -176,28 +201,47 @@ class connection {
   std::unique_ptr<char[]> scratch_{new char[scratch_size]};
 };
 
-// The `index`-th of `count` connections: its requests are due every count/rate seconds,
-// staggered by index/rate (open loop), or back to back (closed).
+// What one connection sends and when: the `index`-th of `count` connections sharing `rate`
+// takes every count-th of `requests`, each due every count/rate seconds from `offset` after the
+// start (open loop), or back to back (closed).
+struct schedule {
+  const std::vector<prepared_request>* requests;
+  double rate;
+  std::size_t index, count;
+  std::chrono::duration<double> offset;
+  bool open_loop;
+};
+
+// The nonce of the `k`-th send of connection `index`: unique in the run, and across runs by the
+// run's id.
+void write_nonce(std::array<char, nonce_width>& nonce, const std::string& run_id, std::size_t index, std::uint64_t k) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::copy_n(run_id.begin(), std::min<std::size_t>(16, run_id.size()), nonce.begin());
+  for (std::size_t d = 0; d < 4; ++d) nonce[16 + d] = hex[(index >> (4 * (3 - d))) & 15];
+  for (std::size_t d = 0; d < 12; ++d) nonce[20 + d] = hex[(k >> (4 * (11 - d))) & 15];
+}
+
 template <class Stream>
-net::awaitable<void> drive(shared_run& run, lane& l, std::size_t index, std::size_t count, std::shared_ptr<connection<Stream>> conn) {
+net::awaitable<void> drive(shared_run& run, lane& l, schedule sched, std::shared_ptr<connection<Stream>> conn) {
   auto& plan = run.plan;
+  auto& requests = *sched.requests;
   net::steady_timer timer{co_await net::this_coro::executor};
-  auto interval = std::chrono::duration<double>(static_cast<double>(count) / plan.rate);
-  auto offset = std::chrono::duration<double>(static_cast<double>(index) / plan.rate);
-  std::size_t next = index % plan.requests.size();
+  auto interval = std::chrono::duration<double>(static_cast<double>(sched.count) / sched.rate);
+  std::size_t next = sched.index % requests.size();
+  std::array<char, nonce_width> nonce{};
   std::optional<clock_type::time_point> down_since;
   for (std::uint64_t k = 0;; ++k) {
     if (run.stopping()) co_return;
-    auto due = plan.open_loop ? run.start + std::chrono::duration_cast<clock_type::duration>(offset + k * interval) : clock_type::now();
+    auto due = sched.open_loop ? run.start + std::chrono::duration_cast<clock_type::duration>(sched.offset + k * interval) : clock_type::now();
     if (due >= run.end) co_return;
     if (plan.max_requests && run.issued.fetch_add(1, std::memory_order_relaxed) >= plan.max_requests) co_return;
-    if (plan.open_loop && clock_type::now() < due) {
+    if (sched.open_loop && clock_type::now() < due) {
       timer.expires_at(due);
       beast::error_code ec;
       co_await timer.async_wait(net::redirect_error(use_awaitable, ec));
     }
-    auto& req = plan.requests[next];
-    next = (next + count) % plan.requests.size();
+    auto& req = requests[next];
+    next = (next + sched.count) % requests.size();
     const bool measured = due >= run.measure_from;
     auto& rec = l.endpoints[static_cast<std::size_t>(req.kind)];
     auto second = measured ? static_cast<std::size_t>(std::chrono::duration_cast<std::chrono::seconds>(due - run.measure_from).count()) : 0;
@@ -205,11 +249,11 @@ net::awaitable<void> drive(shared_run& run, lane& l, std::size_t index, std::siz
     if (measured) ++rec.due;
     if (per_second) ++per_second->due;
     auto began = clock_type::now();
-    if (plan.open_loop && began - due > plan.drop_after) {
+    if (sched.open_loop && began - due > plan.drop_after) {
       if (measured) ++rec.dropped;
       continue;
     }
-    if (measured && plan.open_loop && began - due > late_after) ++rec.late;
+    if (measured && sched.open_loop && began - due > late_after) ++rec.late;
     std::string why;
     if (!conn->open()) {
       why = co_await conn->connect();
@@ -231,14 +275,15 @@ net::awaitable<void> drive(shared_run& run, lane& l, std::size_t index, std::siz
     auto sent = clock_type::now();
     bool check_gzip = plan.gzip && k % gzip_sample_every == 0;
     auto gzip = gzip_seen::plain;
-    auto status = co_await conn->exchange(req, check_gzip, gzip, why);
+    if (req.nonce_at != std::string::npos) write_nonce(nonce, plan.run_id, sched.index, k);
+    auto status = co_await conn->exchange(req, {nonce.data(), nonce.size()}, check_gzip, gzip, why);
     auto done = clock_type::now();
     if (!measured) continue;
-    auto corrected = micros(done - (plan.open_loop ? due : sent));
+    auto corrected = micros(done - (sched.open_loop ? due : sent));
     rec.corrected.record(corrected);
     rec.service.record(micros(done - sent));
     if (per_second) per_second->max_corrected = std::max(per_second->max_corrected, corrected);
-    if (status >= 200 && status < 300 && gzip != gzip_seen::bad) {
+    if (status >= 200 && status < 300 && why.empty() && gzip != gzip_seen::bad) {
       ++rec.ok;
       if (gzip == gzip_seen::checked) ++rec.gzip_checked;
       if (per_second) ++per_second->ok;
@@ -252,19 +297,27 @@ net::awaitable<void> drive(shared_run& run, lane& l, std::size_t index, std::siz
 }
 
 // Makes the lane's connections (all of them before any load: one that cannot be made ends the
-// run untrusted), then drives them.
+// run untrusted), and lane 0 the declarer's, then drives them.
 template <class Stream>
-net::awaitable<void> lane_main(shared_run& run, lane& l, std::size_t first, std::size_t step, std::size_t count,
-                               std::atomic<std::size_t>& ready) {
+net::awaitable<void> lane_main(shared_run& run, lane& l, std::size_t first, std::size_t step, std::atomic<std::size_t>& ready) {
   auto ex = co_await net::this_coro::executor;
-  std::vector<std::pair<std::size_t, std::shared_ptr<connection<Stream>>>> mine;
-  for (auto i = first; i < count; i += step) {
-    auto conn = std::make_shared<connection<Stream>>(ex, run, l);
+  auto& plan = run.plan;
+  std::vector<std::pair<schedule, std::shared_ptr<connection<Stream>>>> mine;
+  for (auto i = first; i < plan.connections; i += step)
+    mine.emplace_back(schedule{&plan.requests, plan.rate, i, plan.connections, std::chrono::duration<double>(static_cast<double>(i) / plan.rate),
+                               plan.open_loop},
+                      nullptr);
+  // The heartbeat keeps its cadence in a closed loop too (a provider declares on a clock); the
+  // first is one period after the declaration made before the start.
+  if (first == 0 && !plan.declarations.empty())
+    mine.emplace_back(schedule{&plan.declarations, 1000.0 / static_cast<double>(plan.declare_every.count()), 0, 1, plan.declare_every, true},
+                      nullptr);
+  for (auto& [sched, conn] : mine) {
+    conn = std::make_shared<connection<Stream>>(ex, run, l);
     if (auto why = co_await conn->connect(); !why.empty()) {
       run.distrust(why);
       co_return;
     }
-    mine.emplace_back(i, std::move(conn));
   }
   ready.fetch_add(1);
   // Every lane starts together: the first due time is the same start for all.
@@ -272,7 +325,7 @@ net::awaitable<void> lane_main(shared_run& run, lane& l, std::size_t first, std:
     net::steady_timer wait{ex, std::chrono::milliseconds{1}};
     co_await wait.async_wait(use_awaitable);
   }
-  for (auto& [i, conn] : mine) net::co_spawn(ex, drive<Stream>(run, l, i, count, conn), net::detached);
+  for (auto& [sched, conn] : mine) net::co_spawn(ex, drive<Stream>(run, l, sched, conn), net::detached);
 }
 
 double cpu_seconds() {
@@ -296,18 +349,15 @@ void print_progress(shared_run& run, std::array<std::uint64_t, static_cast<std::
 }
 
 template <class Stream>
-unsigned fetch_with(Stream& stream, const test_target& target, const std::string& path, std::string& body, std::string& why) {
+unsigned send_with(Stream& stream, const std::string& request, std::string& body, std::string& why) {
   beast::error_code ec;
-  bhttp::request<bhttp::empty_body> req{bhttp::verb::get, target.base_path + path, 11};
-  req.set(bhttp::field::host, target.host + (target.port == (target.scheme == "https" ? "443" : "80") ? "" : ":" + target.port));
-  req.set(bhttp::field::user_agent, "z402-load");
-  bhttp::write(stream, req, ec);
+  net::write(stream, net::buffer(request), ec);
   beast::flat_buffer buffer;
   bhttp::response_parser<bhttp::string_body> parser;
   parser.body_limit(64u << 20);
   if (!ec) bhttp::read(stream, buffer, parser, ec);
   if (ec) {
-    why = "reading " + path + ": " + ec.message();
+    why = ec.message();
     return 0;
   }
   body = std::move(parser.get().body());
@@ -316,7 +366,7 @@ unsigned fetch_with(Stream& stream, const test_target& target, const std::string
 
 }  // namespace
 
-unsigned fetch_once(const test_target& target, const std::string& path, std::string& body, std::string& why) {
+unsigned send_once(const test_target& target, const std::string& request, std::string& body, std::string& why) {
   net::io_context ioc;
   beast::error_code ec;
   tcp::resolver resolver{ioc};
@@ -327,7 +377,7 @@ unsigned fetch_once(const test_target& target, const std::string& path, std::str
     stream.expires_after(request_timeout);
     stream.connect(endpoints, ec);
     if (ec) return why = "cannot connect to " + target.connect_host + ":" + target.connect_port + ": " + ec.message(), 0;
-    return fetch_with(stream, target, path, body, why);
+    return send_with(stream, request, body, why);
   }
   beast::ssl_stream<beast::tcp_stream> stream{ioc, *target.tls};
   SSL_set_tlsext_host_name(stream.native_handle(), target.host.c_str());
@@ -337,7 +387,7 @@ unsigned fetch_once(const test_target& target, const std::string& path, std::str
   if (ec) return why = "cannot connect to " + target.connect_host + ":" + target.connect_port + ": " + ec.message(), 0;
   stream.handshake(net::ssl::stream_base::client, ec);
   if (ec) return why = "TLS handshake with " + target.host + " failed: " + ec.message(), 0;
-  return fetch_with(stream, target, path, body, why);
+  return send_with(stream, request, body, why);
 }
 
 test_result run_test(const test_plan& plan, const std::atomic<bool>& stop) {
@@ -355,7 +405,7 @@ test_result run_test(const test_plan& plan, const std::atomic<bool>& stop) {
     contexts.push_back(std::make_unique<net::io_context>(1));
     auto spawn = [&](auto stream_tag) {
       using Stream = typename decltype(stream_tag)::type;
-      net::co_spawn(*contexts.back(), lane_main<Stream>(run, lanes[t], t, plan.threads, plan.connections, ready), net::detached);
+      net::co_spawn(*contexts.back(), lane_main<Stream>(run, lanes[t], t, plan.threads, ready), net::detached);
     };
     if (plan.target.scheme == "https") spawn(std::type_identity<beast::ssl_stream<beast::tcp_stream>>{});
     else spawn(std::type_identity<beast::tcp_stream>{});

@@ -19,13 +19,22 @@
 
 namespace z402::bench {
 
-enum class endpoint : std::size_t { list, search, resource, mcp, count };
-inline constexpr std::array<const char*, static_cast<std::size_t>(endpoint::count)> endpoint_names{"list", "search", "resource", "mcp"};
+/// What a request does. `settle` reports a payment for one of the run's own items; `declare` is
+/// the provider's heartbeat of those items, on its own cadence (never in the mix).
+enum class endpoint : std::size_t { list, search, resource, mcp, settle, declare, count };
+inline constexpr std::array<const char*, static_cast<std::size_t>(endpoint::count)> endpoint_names{
+    "list", "search", "resource", "mcp", "settle", "declare"};
+
+/// The width of a payment's nonce: 16 hex digits of the run, 4 of the connection, 12 of its count.
+inline constexpr std::size_t nonce_width = 32;
 
 /// One prepared request: what it asks and how.
 struct prepared_request {
   endpoint kind;
   std::string text;  // the whole request, header and body, as sent
+  /// Where `nonce_width` placeholder characters stand in `text` that each send replaces with a
+  /// nonce of its own (a settle: every payment unique); npos when none.
+  std::size_t nonce_at = std::string::npos;
 };
 
 struct test_target {
@@ -41,6 +50,9 @@ struct test_target {
 struct test_plan {
   test_target target;
   std::vector<prepared_request> requests;  // taken in turn, so the mix holds its weights
+  std::vector<prepared_request> declarations;  // none, or the heartbeat sent every declare_every
+  std::chrono::milliseconds declare_every{30'000};
+  std::string run_id;  // 16 hex digits: the first part of every nonce, so no two runs share a payment
   bool open_loop = true;
   double rate = 100;          // requests per second, all connections together (open loop)
   std::size_t connections = 16;
@@ -87,8 +99,8 @@ struct test_result {
 /// be made (refused, TLS) ends the run untrusted before any load is sent.
 test_result run_test(const test_plan& plan, const std::atomic<bool>& stop);
 
-/// A GET of `path_and_query` at the target (for what the run reads first), its body in `body`;
-/// the status, or 0 with `why`.
-unsigned fetch_once(const test_target& target, const std::string& path_and_query, std::string& body, std::string& why);
+/// Sends `request` (the whole text) to the target on a connection of its own (what the run reads
+/// first, declares and delists), its answer's body in `body`; the status, or 0 with `why`.
+unsigned send_once(const test_target& target, const std::string& request, std::string& body, std::string& why);
 
 }  // namespace z402::bench
