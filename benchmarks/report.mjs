@@ -46,6 +46,16 @@ for (const limit of [100, 10]) {
   const z = wrk(`wrk-z402-tls-limit${limit}.txt`), n = wrk(`wrk-nginx-tls-limit${limit}.txt`);
   tlsReads[`limit${limit}`] = { z402: z, nginx: n, ratio: z.rps / n.rps, costOfTls: z.rps / reads[`limit${limit}`].z402.rps };
 }
+// The load generator beside wrk, each of three rounds in turn: the round of the median ratio.
+const generator = {};
+for (const scheme of ["http", "https"]) {
+  const rounds = [1, 2, 3].map((r) => {
+    const w = wrk(`wrk-generator-${scheme}-${r}.txt`), t = JSON.parse(read(`test-generator-${scheme}-${r}.json`));
+    return { wrk: w, test: { rps: t.all.achievedPerSecond, p99Ms: t.all.correctedUs.p99 / 1000 },
+             ratio: t.all.achievedPerSecond / w.rps };
+  });
+  generator[scheme] = { ...[...rounds].sort((a, b) => a.ratio - b.ratio)[1], rounds: rounds.map((x) => x.ratio) };
+}
 const searchHttp = wrk("wrk-search-http.txt"), searchMcp = wrk("wrk-search-mcp.txt");
 const mcpSearch = { http: searchHttp, mcp: searchMcp, ratio: searchMcp.rps / searchHttp.rps };
 const idle = load("load-idle-plain.json"), write = load("load-write-plain.json"), full = load("load-full.json"), settles = load("load-settle.json");
@@ -72,6 +82,8 @@ const targets = [
   ["list reads limit=10 vs nginx", reads.limit10.ratio, ">= 0.95x", reads.limit10.ratio >= 0.95, (v) => `${v.toFixed(2)}x`],
   ["gzip'd list reads limit=100 vs nginx gzip_static", gzipReads.limit100.ratio, ">= 1.0x", gzipReads.limit100.ratio >= 1, (v) => `${v.toFixed(2)}x`],
   ["gzip'd list reads limit=10 vs nginx gzip_static", gzipReads.limit10.ratio, ">= 1.0x", gzipReads.limit10.ratio >= 1, (v) => `${v.toFixed(2)}x`],
+  ["z402-load test (closed, 64 connections) vs wrk -t1 -c64, limit=100", generator.http.ratio, ">= 0.9x", generator.http.ratio >= 0.9, (v) => `${v.toFixed(2)}x`],
+  ["the same over HTTPS", generator.https.ratio, ">= 0.9x", generator.https.ratio >= 0.9, (v) => `${v.toFixed(2)}x`],
   ["read p99 under write load, 64 connections", write.list.p99Ms, "< 10 ms", write.list.p99Ms < 10, (v) => `${v.toFixed(2)} ms`],
   ["gzip'd read p99 under write load, 64 connections", writeGzip.list.p99Ms, "< 10 ms", writeGzip.list.p99Ms < 10, (v) => `${v.toFixed(2)} ms`],
   ["changed declaration visible to readers, p99", write.visibility?.p99Ms ?? NaN, "< 50 ms", (write.visibility?.p99Ms ?? Infinity) < 50, (v) => `${v.toFixed(2)} ms`],
@@ -115,6 +127,14 @@ const md = [
   `| page | z402 req/s | z402 p99 ms | nginx req/s | nginx p99 ms | z402/nginx | z402 TLS / z402 plain |`,
   `|---|---|---|---|---|---|---|`,
   ...Object.entries(tlsReads).map(([k, r]) => `| ${k} | ${Math.round(r.z402.rps)} | ${r.z402.p99Ms.toFixed(2)} | ${Math.round(r.nginx.rps)} | ${r.nginx.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${r.costOfTls.toFixed(2)} |`),
+  ``,
+  `### The load generator: z402-load test beside wrk on the same read`,
+  ``,
+  `\`z402-load test --closed --connections 64\` (one thread, latency not corrected, as wrk's) and \`wrk -t1 -c64\` on the first limit=100 page; three rounds in turn, the round of the median ratio shown.`,
+  ``,
+  `| scheme | z402-load req/s | z402-load p99 ms | wrk req/s | wrk p99 ms | z402-load/wrk | each round |`,
+  `|---|---|---|---|---|---|---|`,
+  ...Object.entries(generator).map(([k, r]) => `| ${k} | ${Math.round(r.test.rps)} | ${r.test.p99Ms.toFixed(2)} | ${Math.round(r.wrk.rps)} | ${r.wrk.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${roundRatios(r)} |`),
   ``,
   `### Search over MCP beside search over HTTP (wrk -t1 -c64; "weather forecast for a city", 10 results)`,
   ``,
@@ -178,5 +198,5 @@ const md = [
 ];
 mkdirSync(results, { recursive: true });
 writeFileSync(join(results, "latest.md"), md.join("\n") + "\n");
-writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, gzipReads, tlsReads, mcpSearch, underWriteLoad: { idle, write, idleGzip, writeGzip, generatorShare: shares }, settlesAlone: settles, engine, engineAlone, memory, fullCatalogLoad: full, cluster, clusterReads,
+writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, gzipReads, tlsReads, generator, mcpSearch, underWriteLoad: { idle, write, idleGzip, writeGzip, generatorShare: shares }, settlesAlone: settles, engine, engineAlone, memory, fullCatalogLoad: full, cluster, clusterReads,
   targets: targets.map(([name, value, aim, met]) => ({ name, value, aim, met })) }, null, 2) + "\n");

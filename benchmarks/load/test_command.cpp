@@ -47,7 +47,7 @@ struct options {
   std::size_t items = 4;
   std::vector<std::string> thresholds;
   double rate = 100, max_rate = 2000;
-  std::size_t connections = 16, threads = 1, limit = 20;
+  std::size_t connections = 16, threads = 1, limit = 20, pages = 0;
   std::uint64_t requests = 0;
   double max_duration_s = 120;
 };
@@ -243,7 +243,7 @@ prepared_request settle_request(const test_target& t, const std::string& settle_
 // The requests in the order connections take them: the endpoints interleaved by their weights
 // (smooth weighted round-robin), each endpoint cycling through its own variants.
 expected<std::vector<prepared_request>> prepare(const test_target& t, const std::vector<std::pair<endpoint, unsigned>>& mix,
-                                                const catalog_sample& catalog, std::size_t limit, bool gzip,
+                                                const catalog_sample& catalog, std::size_t limit, std::size_t pages_asked, bool gzip,
                                                 const std::vector<prepared_request>& settles) {
   for (auto& [e, w] : mix) {
     if ((e == endpoint::search || e == endpoint::mcp) && catalog.words.empty())
@@ -258,6 +258,7 @@ expected<std::vector<prepared_request>> prepare(const test_target& t, const std:
   std::vector<prepared_request> out;
   const std::size_t length = std::max<std::size_t>(256, total);
   auto pages = std::max<std::size_t>(1, std::min<std::size_t>(catalog.total, 10'000) / std::max<std::size_t>(1, limit));
+  if (pages_asked) pages = std::min(pages, pages_asked);
   for (std::size_t n = 0; n < length; ++n) {
     std::size_t best = 0;
     for (std::size_t i = 0; i < mix.size(); ++i) {
@@ -411,6 +412,7 @@ int test_command(const std::vector<std::string>& args) {
       ("closed", "closed loop: each connection sends when its last answer came (latency not corrected)")                            //
       ("mix", po::value(&o.mix)->value_name("LIST")->default_value("list=1"), "endpoints and weights: list=4,search=2,resource=2,mcp=1")  //
       ("limit", po::value(&o.limit)->value_name("N")->default_value(20), "items per list page")                                     //
+      ("pages", po::value(&o.pages)->value_name("N"), "list only the first N pages (default: pages of the first 10,000 items)")   //
       ("gzip", "ask for gzip (as node's fetch and browsers do) and check a sample of answers is gzip'd")                          //
       ("cacert", po::value(&o.cacert)->value_name("FILE"), "CA certificates to verify an https:// target with (default: the system's)")  //
       ("connect-to", po::value(&o.connect_to)->value_name("IP:PORT"), "connect here, keeping the URL's host for Host and SNI")      //
@@ -443,6 +445,7 @@ int test_command(const std::vector<std::string>& args) {
   if (o.connections == 0 || o.connections > 20'000) return cli::usage_error(cmd, "--connections must be 1-20000");
   if (o.threads == 0 || o.threads > 64 || o.threads > o.connections) return cli::usage_error(cmd, "--threads must be 1-64 and at most --connections");
   if (o.limit == 0 || o.limit > 1000) return cli::usage_error(cmd, "--limit must be 1-1000");
+  if (vm.count("pages") && o.pages == 0) return cli::usage_error(cmd, "--pages must be at least 1");
   std::vector<threshold> thresholds;
   for (auto& text : o.thresholds) {
     auto t = parse_threshold(text);
@@ -497,7 +500,7 @@ int test_command(const std::vector<std::string>& args) {
     plan.declarations.push_back({endpoint::declare, post_text(plan.target, "POST", "/discovery/declarations", provider_key, own->declaration)});
     for (auto& body : own->settles) settles.push_back(settle_request(plan.target, settle_key, body));
   }
-  auto requests = prepare(plan.target, *mix, *catalog, o.limit, plan.gzip, settles);
+  auto requests = prepare(plan.target, *mix, *catalog, o.limit, o.pages, plan.gzip, settles);
   if (!requests) {
     if (own) delist_own_items(plan.target, provider_key, *own);
     return std::cerr << "z402-load test: " << requests.error().reason << "\n", 1;
