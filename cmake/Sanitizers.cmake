@@ -28,6 +28,10 @@ if(Z402_SANITIZE)
     # sections" in Asio's code); the check matters for C-style function pointer casts only.
     add_compile_options(-fno-sanitize=function)
   endif()
+  # -O1, after the build type's -O2 (so it wins): the level the sanitizers' own documentation
+  # suggests (stacks keep their frames), and a quarter less compile time per translation unit
+  # here (provider_actor.cpp: 19.9 s against 25.6 s), which CI's run pays for every file.
+  add_compile_options(-O1)
   # ASan and TSan replace malloc; tcmalloc would take it back from them.
   set(Z402_TCMALLOC OFF CACHE BOOL "" FORCE)
 endif()
