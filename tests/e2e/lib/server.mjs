@@ -143,7 +143,6 @@ export async function list(url, query = "", headers = {}) {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** `promise`'s value as {value} if it settles within `ms`, else null (its timer never outlives it). */
 /** Polls `check` every 25 ms until it returns something truthy (returned), failing after `ms` (scaled). */
 export async function waitFor(what, check, ms) {
   ms = scaled(ms);
@@ -156,6 +155,7 @@ export async function waitFor(what, check, ms) {
   }
 }
 
+/** `promise`'s value as {value} if it settles within `ms`, else null (its timer never outlives it). */
 export async function settledWithin(promise, ms) {
   let timer;
   const late = new Promise((resolve) => (timer = setTimeout(resolve, ms, null)));
