@@ -97,9 +97,29 @@ std::string host_header(const test_target& t) {
   return default_port ? t.host : t.host + ":" + t.port;
 }
 
+// A whole request as sent: `headers` (each line ending in CRLF) after Host and User-Agent, and
+// a body (with its Content-Length) for every method but GET.
+std::string request_text(const test_target& t, std::string_view method, std::string_view path, std::string_view headers,
+                         std::string_view body = {}) {
+  std::string out{method};
+  out.append(" ").append(t.base_path).append(path).append(" HTTP/1.1\r\nHost: ").append(host_header(t));
+  out.append("\r\nUser-Agent: z402-load\r\n").append(headers);
+  if (method != "GET") out.append("Content-Type: application/json\r\nContent-Length: ").append(std::to_string(body.size())).append("\r\n");
+  return out.append("\r\n").append(body);
+}
+
 std::string get_text(const test_target& t, const std::string& path, bool gzip) {
-  return "GET " + t.base_path + path + " HTTP/1.1\r\nHost: " + host_header(t) + "\r\nUser-Agent: z402-load\r\n" +
-         (gzip ? "Accept-Encoding: gzip\r\n" : "") + "\r\n";
+  return request_text(t, "GET", path, gzip ? "Accept-Encoding: gzip\r\n" : "");
+}
+
+// GET `path` as JSON (nested at most `depth` deep); why not, naming the route.
+expected<json::value> get_json(const test_target& target, const std::string& path, std::size_t depth) {
+  std::string body, why;
+  auto status = send_once(target, get_text(target, path, false), body, why);
+  if (status != 200) return error{errc::unavailable, "url", status ? "GET " + path + " answered " + std::to_string(status) : why};
+  auto doc = wire::parse_strict(body, depth);
+  if (!doc) return error{errc::unavailable, "url", "GET " + path + " is not JSON"};
+  return std::move(*doc);
 }
 
 // What the run reads first: words to search for and items to resolve.
@@ -120,12 +140,9 @@ std::string text_at(const json::object& o, std::initializer_list<std::string_vie
 }
 
 expected<catalog_sample> read_catalog(const test_target& target) {
-  std::string body, why;
-  auto status = send_once(target, get_text(target, "/discovery/resources?limit=100", false), body, why);
-  if (status != 200)
-    return error{errc::unavailable, "url", status ? "GET /discovery/resources answered " + std::to_string(status) : why};
-  auto doc = wire::parse_strict(body, 64);
-  auto* items = doc && doc->is_object() ? doc->as_object().if_contains("items") : nullptr;
+  auto doc = get_json(target, "/discovery/resources?limit=100", 64);
+  if (!doc) return doc.error();
+  auto* items = doc->is_object() ? doc->as_object().if_contains("items") : nullptr;
   if (!items || !items->is_array()) return error{errc::unavailable, "url", "GET /discovery/resources is not a z402 Bazaar's list"};
   catalog_sample out;
   if (auto* pagination = doc->as_object().if_contains("pagination"); pagination && pagination->is_object())
@@ -163,25 +180,19 @@ std::string mcp_text(const test_target& t, const std::string& query, bool gzip) 
   auto body = json::serialize(json::object{
       {"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"},
       {"params", json::object{{"name", "search_resources"}, {"arguments", json::object{{"query", query}, {"limit", 10}}}}}});
-  return "POST " + t.base_path + "/discovery/mcp HTTP/1.1\r\nHost: " + host_header(t) +
-         "\r\nUser-Agent: z402-load\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
-         (gzip ? "Accept-Encoding: gzip\r\n" : "") + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  return request_text(t, "POST", "/discovery/mcp",
+                      std::string{"Accept: application/json, text/event-stream\r\n"} + (gzip ? "Accept-Encoding: gzip\r\n" : ""), body);
 }
 
-std::string post_text(const test_target& t, std::string_view method, std::string_view path, const std::string& key,
-                      std::string_view body) {
-  return std::string{method} + " " + t.base_path + std::string{path} + " HTTP/1.1\r\nHost: " + host_header(t) +
-         "\r\nUser-Agent: z402-load\r\nContent-Type: application/json\r\nAuthorization: Bearer " + key +
-         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + std::string{body};
+// A write with a key: the provider's (declarations) or the settle key (settles).
+std::string keyed_text(const test_target& t, std::string_view method, std::string_view path, const std::string& key,
+                       std::string_view body) {
+  return request_text(t, method, path, "Authorization: Bearer " + key + "\r\n", body);
 }
 
 expected<config::rail_terms> read_terms(const test_target& target) {
-  std::string body, why;
-  auto status = send_once(target, get_text(target, "/discovery/terms", false), body, why);
-  if (status != 200)
-    return error{errc::unavailable, "url", status ? "GET /discovery/terms answered " + std::to_string(status) : why};
-  auto doc = wire::parse_strict(body, 16);
-  if (!doc) return error{errc::unavailable, "url", "GET /discovery/terms is not a z402 Bazaar's terms"};
+  auto doc = get_json(target, "/discovery/terms", 16);
+  if (!doc) return doc.error();
   return config::terms_from_json(*doc, config::default_rail_terms());
 }
 
@@ -217,7 +228,7 @@ expected<own_items> declare_own_items(const test_target& t, const std::string& k
   if (!terms) return terms.error();
   auto own = make_own_items(*terms, pay_to, count);
   std::string body, why;
-  auto status = send_once(t, post_text(t, "POST", "/discovery/declarations", key, own.declaration), body, why);
+  auto status = send_once(t, keyed_text(t, "POST", "/discovery/declarations", key, own.declaration), body, why);
   if (status != 200)
     return error{errc::unavailable, "provider-key-file",
                  "the run's items were not declared: " + (status ? "HTTP " + std::to_string(status) + " " + body : why)};
@@ -227,7 +238,7 @@ expected<own_items> declare_own_items(const test_target& t, const std::string& k
 // Delists the run's items; why they stay when they do (empty when they left).
 std::string delist_own_items(const test_target& t, const std::string& key, const own_items& own) {
   std::string body, why;
-  auto status = send_once(t, post_text(t, "DELETE", "/discovery/declarations", key, own.removal), body, why);
+  auto status = send_once(t, keyed_text(t, "DELETE", "/discovery/declarations", key, own.removal), body, why);
   if (status == 200) return {};
   return (status ? "HTTP " + std::to_string(status) + " " + body : why) +
          " (they age out as a provider's silent items do; the next run with this provider delists them)";
@@ -235,22 +246,27 @@ std::string delist_own_items(const test_target& t, const std::string& key, const
 
 // A settle of the run's items with the nonce's place held: each send puts a payment of its own.
 prepared_request settle_request(const test_target& t, const std::string& settle_key, const settle_template& body) {
-  auto text = post_text(t, "POST", "/discovery/settled", settle_key, body.with_nonce(std::string(nonce_width, '0')));
+  auto text = keyed_text(t, "POST", "/discovery/settled", settle_key, body.with_nonce(std::string(nonce_width, '0')));
   auto at = text.size() - body.tail.size() - nonce_width;
   return {endpoint::settle, std::move(text), at};
 }
 
 // The requests in the order connections take them: the endpoints interleaved by their weights
 // (smooth weighted round-robin), each endpoint cycling through its own variants.
-expected<std::vector<prepared_request>> prepare(const test_target& t, const std::vector<std::pair<endpoint, unsigned>>& mix,
-                                                const catalog_sample& catalog, std::size_t limit, std::size_t pages_asked, bool gzip,
-                                                const std::vector<prepared_request>& settles) {
+// Whether the catalog read first gives every endpoint of the mix something to ask.
+expected<void> check_sample(const std::vector<std::pair<endpoint, unsigned>>& mix, const catalog_sample& catalog) {
   for (auto& [e, w] : mix) {
     if ((e == endpoint::search || e == endpoint::mcp) && catalog.words.empty())
       return error{errc::unavailable, "mix", "the catalog's first page has no words to search for"};
     if (e == endpoint::resource && catalog.resources.empty())
       return error{errc::unavailable, "mix", "the catalog's first page has no item to resolve"};
   }
+  return {};
+}
+
+std::vector<prepared_request> prepare(const test_target& t, const std::vector<std::pair<endpoint, unsigned>>& mix,
+                                      const catalog_sample& catalog, std::size_t limit, std::size_t pages_asked, bool gzip,
+                                      const std::vector<prepared_request>& settles) {
   unsigned total = 0;
   for (auto& [e, w] : mix) total += w;
   std::vector<long> current(mix.size(), 0);
@@ -491,21 +507,17 @@ int test_command(const std::vector<std::string>& args) {
   for (int sig : {SIGINT, SIGTERM}) std::signal(sig, [](int) { interrupted = true; });
   auto catalog = read_catalog(plan.target);
   if (!catalog) return std::cerr << "z402-load test: " << catalog.error().reason << "\n", 1;
+  if (auto sample = check_sample(*mix, *catalog); !sample) return std::cerr << "z402-load test: " << sample.error().reason << "\n", 1;
   std::optional<own_items> own;
   std::vector<prepared_request> settles;
   if (!provider_key.empty()) {
     auto declared = declare_own_items(plan.target, provider_key, o.pay_to, o.items);
     if (!declared) return std::cerr << "z402-load test: " << declared.error().reason << "\n", 1;
     own = std::move(*declared);
-    plan.declarations.push_back({endpoint::declare, post_text(plan.target, "POST", "/discovery/declarations", provider_key, own->declaration)});
+    plan.declarations.push_back({endpoint::declare, keyed_text(plan.target, "POST", "/discovery/declarations", provider_key, own->declaration)});
     for (auto& body : own->settles) settles.push_back(settle_request(plan.target, settle_key, body));
   }
-  auto requests = prepare(plan.target, *mix, *catalog, o.limit, o.pages, plan.gzip, settles);
-  if (!requests) {
-    if (own) delist_own_items(plan.target, provider_key, *own);
-    return std::cerr << "z402-load test: " << requests.error().reason << "\n", 1;
-  }
-  plan.requests = std::move(*requests);
+  plan.requests = prepare(plan.target, *mix, *catalog, o.limit, o.pages, plan.gzip, settles);
 
   auto r = run_test(plan, interrupted);
   auto left_behind = own ? delist_own_items(plan.target, provider_key, *own) : std::string{};

@@ -59,8 +59,9 @@ std::uint64_t micros(clock_type::duration d) {
 }
 
 // Why a settle's answer (`{"bazaar":{"status":"success"}}`, or "rejected" with a
-// `rejectedReason`) says the catalog did not count it; empty when it did. Reasons are the
-// catalog's short codes: a longer one is cut, so a server cannot grow the report.
+// `rejectedReason`) says the catalog did not count it; empty when it did. The reason is cut to
+// 64 characters (the catalog's start with the field and the rule), so a server cannot grow the
+// report with reasons of its own.
 std::string settle_refusal(std::string_view body) {
   if (body.find(R"("status":"success")") != std::string_view::npos) return {};
   constexpr std::string_view key = R"("rejectedReason":")";

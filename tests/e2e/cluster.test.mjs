@@ -13,7 +13,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   newDataDir, removeDataDir, addProvider, createSettleKey, termsFile, startServer, stopServer, item, declare,
-  settleBody, sleep, waitFor, freePort, scaled, binary,
+  settleBody, delist, sleep, waitFor, freePort, scaled, binary,
 } from "./lib/server.mjs";
 import { makeCa, makeServerCert } from "./lib/tls.mjs";
 
@@ -199,10 +199,7 @@ test("a heartbeat at a follower moves lastSeen at the primary; once the primary 
   // The primary takes another declaration of the provider's, and route 2 leaves: the same body
   // at the follower is no heartbeat there any more, and must list route 2 again.
   assert.equal((await declare(primary.url, providerKey, { items: [item(terms, payTo, route(1))] })).status, 200);
-  const removed = await fetch(`${primary.url}/discovery/declarations`, {
-    method: "DELETE", headers: { "content-type": "application/json", authorization: `Bearer ${providerKey}` },
-    body: JSON.stringify({ items: [{ type: "http", resource: route(2), method: "GET" }] }),
-  });
+  const removed = await delist(primary.url, providerKey, { items: [{ type: "http", resource: route(2), method: "GET" }] });
   assert.equal(removed.status, 200);
   assert.equal(await lastSeen(route(2)), undefined);
   const again = await declare(followers[0].url, providerKey, body);

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  newDataDir, removeDataDir, addProvider, createSettleKey, termsFile, startServer, stopServer, item, declare, list, sleep, startDemo, freePort,
+  newDataDir, removeDataDir, addProvider, createSettleKey, termsFile, startServer, stopServer, item, declare, delist, list, sleep, startDemo, freePort,
 } from "./lib/server.mjs";
 
 let dir, server, terms, keys;
@@ -29,19 +29,11 @@ after(async () => {
   removeDataDir(dir);
 });
 
-async function delist(key, body, headers = {}) {
-  const res = await fetch(`${server.url}/discovery/declarations`, {
-    method: "DELETE", headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-  return { status: res.status, json: await res.json() };
-}
-
 const resourcesOf = async (who) => (await list(server.url, `?payTo=${payTo[who]}`)).json.items.map((i) => i.resource);
 
 test("a provider removes one of its items by identity; it leaves list, search and resolve", async () => {
   const [gone, ...kept] = routes("a", 3);
-  const r = await delist(keys.a, { items: [{ type: "http", resource: gone, method: "get" }] });
+  const r = await delist(server.url, keys.a, { items: [{ type: "http", resource: gone, method: "get" }] });
   assert.deepEqual(r, { status: 200, json: { removed: 1 } });
   assert.deepEqual(await resourcesOf("a"), kept);
   const resolved = await fetch(`${server.url}/discovery/resource?type=http&url=${encodeURIComponent(gone)}`);
@@ -49,12 +41,12 @@ test("a provider removes one of its items by identity; it leaves list, search an
   const search = await (await fetch(`${server.url}/discovery/search?query=test+route&payTo=${payTo.a}`)).json();
   assert.ok(!search.resources.some((i) => i.resource === gone));
   // again: nothing left to remove, and that is no error
-  assert.deepEqual(await delist(keys.a, { items: [{ type: "http", resource: gone }] }), { status: 200, json: { removed: 0 } });
+  assert.deepEqual(await delist(server.url, keys.a, { items: [{ type: "http", resource: gone }] }), { status: 200, json: { removed: 0 } });
 });
 
 test("a key never removes another provider's item", async () => {
   const before = await resourcesOf("b");
-  const r = await delist(keys.a, { items: [{ type: "http", resource: routes("b", 1)[0] }] });
+  const r = await delist(server.url, keys.a, { items: [{ type: "http", resource: routes("b", 1)[0] }] });
   assert.deepEqual(r, { status: 200, json: { removed: 0 } });
   assert.deepEqual(await resourcesOf("b"), before);
 });
@@ -75,17 +67,17 @@ test("bad bodies and keys are refused naming the field, and nothing changes", as
     [{ items: Array.from({ length: 129 }, (_, i) => ({ type: "http", resource: `https://a.example.com/x${i}` })) }, "items"],
   ];
   for (const [body, field] of cases) {
-    const r = await delist(keys.a, body);
+    const r = await delist(server.url, keys.a, body);
     assert.equal(r.status, 400, JSON.stringify(body).slice(0, 80));
     assert.equal(r.json.error, "invalid_request");
     if (field) assert.equal(r.json.details[0].field, field, JSON.stringify(r.json));
   }
   // at the limit: 128 identities is a valid delisting (none of them listed)
-  const atLimit = await delist(keys.a, { items: Array.from({ length: 128 }, (_, i) => ({ type: "http", resource: `https://a.example.com/x${i}` })) });
+  const atLimit = await delist(server.url, keys.a, { items: Array.from({ length: 128 }, (_, i) => ({ type: "http", resource: `https://a.example.com/x${i}` })) });
   assert.deepEqual(atLimit, { status: 200, json: { removed: 0 } });
-  assert.equal((await delist(undefined, { all: true })).status, 401);
-  assert.equal((await delist("z402pk_nobody", { all: true })).status, 401);
-  assert.equal((await delist(keys.settle, { all: true })).status, 401);
+  assert.equal((await delist(server.url, undefined, { all: true })).status, 401);
+  assert.equal((await delist(server.url, "z402pk_nobody", { all: true })).status, 401);
+  assert.equal((await delist(server.url, keys.settle, { all: true })).status, 401);
   const put = await fetch(`${server.url}/discovery/declarations`, { method: "PUT", headers: { authorization: `Bearer ${keys.a}` }, body: "{}" });
   assert.equal(put.status, 405);
   assert.equal(put.headers.get("allow"), "POST, DELETE");
@@ -94,7 +86,7 @@ test("bad bodies and keys are refused naming the field, and nothing changes", as
 
 test("all: true removes every item of the caller, from the reads and from the saved catalog", async () => {
   const removed = (await resourcesOf("a")).length;
-  assert.deepEqual(await delist(keys.a, { all: true }), { status: 200, json: { removed } });
+  assert.deepEqual(await delist(server.url, keys.a, { all: true }), { status: 200, json: { removed } });
   assert.deepEqual(await resourcesOf("a"), []);
   assert.equal((await resourcesOf("b")).length, 3);
   assert.equal((await stopServer(server)).code, 0);
@@ -108,7 +100,7 @@ test("all: true removes every item of the caller, from the reads and from the sa
 test("a declaration sent again after a delisting lists its items again", async () => {
   const body = { items: routes("a", 2).map((u) => item(terms, payTo.a, u)) };
   assert.equal((await declare(server.url, keys.a, body)).status, 200);
-  assert.deepEqual(await delist(keys.a, { all: true }), { status: 200, json: { removed: 2 } });
+  assert.deepEqual(await delist(server.url, keys.a, { all: true }), { status: 200, json: { removed: 2 } });
   await sleep(10);
   assert.equal((await declare(server.url, keys.a, body)).status, 200);  // the same bytes: not taken for a heartbeat
   assert.deepEqual(await resourcesOf("a"), routes("a", 2));

@@ -9,7 +9,7 @@ import net from "node:net";
 import { execFile, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { newDataDir, removeDataDir, startServer, stopServer, sleep, timeScale, addProvider, createSettleKey, termsFile, item, declare, list, waitFor } from "./lib/server.mjs";
+import { newDataDir, removeDataDir, startServer, stopServer, sleep, timeScale, addProvider, createSettleKey, termsFile, item, declare, delist, list, waitFor } from "./lib/server.mjs";
 
 const load = process.env.Z402_LOAD;
 let dir, server;
@@ -49,10 +49,7 @@ async function metric(name, labels) {
   return Number(line?.split(" ")[1] ?? 0);
 }
 
-async function answered(route) {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  return Number(text.match(new RegExp(`^z402_http_requests_total\\{route="${route}",code="2xx"\\} (\\d+)$`, "m"))?.[1] ?? 0);
-}
+const answered = (route) => metric("z402_http_requests_total", `route="${route}",code="2xx"`);
 
 /** A server answering in about 1 ms that holds every answer due in the first `stallMs` of each `periodMs`. */
 async function stallingServer(periodMs, stallMs) {
@@ -241,10 +238,9 @@ async function makeLoadTester() {
   const key = readFileSync(providerKey, "utf8").trim();
   // The server reads new keys within 250 ms: removing nothing answers 200 once it knows the
   // provider's, an empty settle 400 (not 401) once it knows the settle key.
-  const known = async (route, method, key, body) => (await fetch(`${server.url}/discovery/${route}`, {
-    method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body })).status !== 401;
-  await waitFor("the load tester's keys", async () => await known("declarations", "DELETE", key, '{"all":true}') &&
-    await known("settled", "POST", readFileSync(settleKey, "utf8").trim(), "{}"), 5000);
+  const settleKnown = async () => (await fetch(`${server.url}/discovery/settled`, { method: "POST",
+    headers: { authorization: `Bearer ${readFileSync(settleKey, "utf8").trim()}`, "content-type": "application/json" }, body: "{}" })).status !== 401;
+  await waitFor("the load tester's keys", async () => (await delist(server.url, key, { all: true })).status === 200 && await settleKnown(), 5000);
   return { payTo, key, args: ["--provider-key-file", providerKey, "--settle-key-file", settleKey, "--pay-to", payTo] };
 }
 
@@ -290,14 +286,12 @@ test("a settle the catalog does not count is an error with its reason; settles n
   // The provider declares an item of its own, so the catalog takes no item from a payment alone;
   // the heartbeat is a minute away: once the run's items are removed behind its back, every
   // settle names an item the catalog does not hold.
-  const remove = (body) => fetch(`${server.url}/discovery/declarations`, {
-    method: "DELETE", headers: { authorization: `Bearer ${tester.key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
   assert.equal((await declare(server.url, tester.key, { items: [item(termsFile(dir).terms, tester.payTo, "https://load.example.com/v1/kept")] })).status, 200);
   const run = runTest([server.url, "--mix", "settle=1", "--rate", "200", "--duration", "3s", "--declare-every", "60s", ...tester.args]);
   await waitFor("the run's items", async () => (await ownItems(tester.payTo)) === 5, 10000);
-  await remove({ items: [0, 1, 2, 3].map((i) => ({ type: "http", resource: `https://z402-load.invalid/item-${i}`, method: "GET" })) });
+  await delist(server.url, tester.key, { items: [0, 1, 2, 3].map((i) => ({ type: "http", resource: `https://z402-load.invalid/item-${i}`, method: "GET" })) });
   const r = await run;
-  assert.equal((await (await remove({ all: true })).json()).removed, 1);
+  assert.equal((await delist(server.url, tester.key, { all: true })).json.removed, 1);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const settle = r.report.endpoints.settle;
   // The catalog's reason, cut to 64 characters: one count for every item.

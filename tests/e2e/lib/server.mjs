@@ -136,6 +136,15 @@ export async function declare(url, key, body, headers = {}) {
   return { status: res.status, body: await res.text() };
 }
 
+/** DELETE /discovery/declarations with `key` (none when undefined): {status, json}. */
+export async function delist(url, key, body, headers = {}) {
+  const res = await fetch(`${url}/discovery/declarations`, {
+    method: "DELETE", headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
 export async function list(url, query = "", headers = {}) {
   const res = await fetch(`${url}/discovery/resources${query}`, { headers });
   return { status: res.status, json: res.status === 200 ? await res.json() : JSON.parse(await res.text()) };
