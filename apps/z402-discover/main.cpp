@@ -51,13 +51,14 @@ int main(int argc, char** argv) {
   agent::read_limits limits;
   cli::command cmd{"z402-discover", "--discovery URL --intent TEXT [OPTIONS]\n       z402-discover mcp --discovery URL [OPTIONS]",
                    "Reads the catalog at URL page by page (60 s and 32 MiB for the whole run, at most 1000\n"
-                   "resources in 100 pages), ranks it by word overlap with the intent on this machine (the\n"
+                   "resources in 100 pages), ranks it for the intent on this machine with the server's search (the\n"
                    "intent is never sent), prints it and a pick.\n"
                    "Exit 0 with a pick, 1 with pick: none, 2 on usage errors, 3 when the catalog could not be read."};
   cli::catalog_options(cmd, discovery);
   cmd.options.add_options()                                                                         //
       ("intent", po::value(&intent)->required()->value_name("TEXT"), "what the agent wants to do")    //
       ("json", "print JSON instead of text")                                                          //
+      ("explain", "show under each resource which intent words matched it, how and where")                                                          //
       ("limit-resources", po::value(&limits.max_resources)->value_name("N")->notifier([](std::size_t n) {
          if (n < 1 || n > 1000)
            throw po::validation_error(po::validation_error::invalid_option_value, "limit-resources", std::to_string(n));
@@ -75,11 +76,12 @@ int main(int argc, char** argv) {
     std::cerr << "z402-discover: could not read the catalog: " << *read.error << std::endl;
     return 3;
   }
-  auto ranked = agent::rank(read.items, intent);
+  auto ranked = agent::rank(read.items, intent, vm.count("explain") > 0);
   auto now = system_wall_clock{}.now_ms();
   std::vector<agent::resource_line> lines;
   lines.reserve(read.items.size());
-  for (auto pos : ranked.order) lines.push_back(agent::line_of(read.items[pos], now, ranked.scores[pos]));
+  for (auto pos : ranked.order)
+    lines.push_back(agent::line_of(read.items[pos], now, ranked.scores[pos], ranked.why.empty() ? std::string{} : ranked.why[pos]));
   bool picked = ranked.pick.has_value();
   std::cout << (as_json ? agent::render_json(lines, picked) : agent::render_text(lines, picked));
   if (read.capped)

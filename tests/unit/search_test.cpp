@@ -2,13 +2,20 @@
 #include "test.hpp"
 
 #include "fixtures.hpp"
+#include "z402/agent/discover.hpp"
 #include "z402/catalog/snapshot.hpp"
 #include "routes/resource_query.hpp"
 #include "routes/search_query.hpp"
 #include "z402/search/ranking.hpp"
 #include "z402/search/term_map.hpp"
+#include "search/explain.hpp"
+#include "search/lexicon.hpp"
 #include "search/tokenizer.hpp"
+#include "search/words.hpp"
 
+#include <boost/json/parse.hpp>
+
+#include <cstring>
 #include <set>
 
 using namespace z402;
@@ -109,11 +116,77 @@ catalog::snapshot snapshot_of(const std::vector<listing>& rows) {
 std::vector<std::string> ranked_urls(const catalog::snapshot& s, std::string_view query) {
   auto& idx = s.search_index_of();
   std::vector<std::string> out;
-  for (auto& h : search::spread_origins(idx, idx.rank(search::tokenize(query)), routes::results_per_origin))
+  for (auto& h : search::spread_origins(idx, idx.rank(search::expand(query, &idx)), routes::results_per_origin))
     out.push_back(s.items[h.position]->record().identity.resource);
   return out;
 }
 
+
+// Intents as an agent's user would put them, none in the words of the listing meant: other
+// words (WordNet's synonyms, derivations and hypernyms), typos (the catalog's own terms), and
+// Spanish, Portuguese and French (FreeDict). The listing meant must be in the top 3, by the
+// server's search and by the agent's own ranking, for at least 80 % of them.
+const std::vector<std::pair<const char*, const char*>> recall_intents = {
+    // other words
+    {"is it going to snow in Denver this weekend", "https://wx.example.com/v1/forecast"},
+    {"will there be drizzle in Dublin over the next few days", "https://wx.example.com/v1/forecast"},
+    {"rainfall records from the 1980s", "https://climate.example.org/history"},
+    {"surf report for the coast", "https://sea.example.net/marine"},
+    {"give me a synopsis of this report", "https://brief.example.com/summarize"},
+    {"pronounce these sentences out loud", "https://voice.example.com/speak"},
+    {"write down what was said in this lecture", "https://voice.example.com/transcribe"},
+    {"cut the person out and replace the backdrop", "https://pixels.example.com/remove-bg"},
+    {"flag abusive replies on my forum", "https://safe.example.com/toxicity"},
+    {"is this message angry or happy", "https://feel.example.io/emotions"},
+    {"what is one share of Tesla trading at", "https://market.example.com/quote"},
+    {"what should I cook tonight with rice and onions", "https://food.example.com/recipes"},
+    {"change my cash from yen to pesos", "https://fx.example.com/convert"},
+    {"recognize the writing on a photographed sign", "https://ocr.example.com/v2/image"},
+    {"prediction of the sky for the next days", "https://wx.example.com/v1/forecast"},
+    {"tidy up the markup of a page I paste", "https://tidy.example.com/clean"},
+    {"what hour is it in Sydney right now", "https://time.example.com/now"},
+    {"render a picture from my description", "https://pixels.example.com/generate"},
+    {"how much smog is there near me", "https://air.example.org/aqi"},
+    {"an automobile itinerary between two towns", "https://geo.example.com/route"},
+    // typos
+    {"tranlsation of a document into german", "https://lingo.example.com/documents"},
+    {"currancy conversion", "https://fx.example.com/convert"},
+    {"screenshoot of a webpage", "https://shots.example.com/capture"},
+    {"sentimnet of a customer review", "https://nlp.example.com/sentiment"},
+    {"geocodeing an adress", "https://geo.example.com/geocode"},
+    {"transcibe a recording", "https://voice.example.com/transcribe"},
+    {"sumarize an article", "https://brief.example.com/summarize"},
+    {"barcod scanner", "https://qr.example.com/read"},
+    {"nutrtion of an apple", "https://food.example.com/nutrition"},
+    {"recieve headlnes every morning", "https://news.example.com/headlines"},
+    // Spanish
+    {"¿va a nevar en Denver este fin de semana?", "https://wx.example.com/v1/forecast"},
+    {"traducir un texto al francés", "https://lingo.example.com/translate"},
+    {"cambiar dólares a euros", "https://fx.example.com/convert"},
+    {"el tiempo que hace hoy en Madrid", "https://wx.example.com/v1/current"},
+    {"resumir un artículo largo", "https://brief.example.com/summarize"},
+    {"quitar el fondo de una foto", "https://pixels.example.com/remove-bg"},
+    {"buscar noticias recientes", "https://news.example.com/search"},
+    // Portuguese
+    {"previsão do tempo para amanhã", "https://wx.example.com/v1/forecast"},
+    {"traduzir um documento inteiro", "https://lingo.example.com/documents"},
+    {"ler o texto de uma imagem", "https://ocr.example.com/v2/image"},
+    {"encontrar hotéis em Lisboa", "https://travel.example.com/hotels"},
+    {"verificar um endereço de correio", "https://mailcheck.example.com/validate"},
+    {"notícias de hoje", "https://news.example.com/headlines"},
+    // French
+    {"météo de demain à Paris", "https://wx.example.com/v1/forecast"},
+    {"traduire une phrase en anglais", "https://lingo.example.com/translate"},
+    {"résumer un long article", "https://brief.example.com/summarize"},
+    {"convertir des dollars en euros", "https://fx.example.com/convert"},
+    {"horaires d'un vol", "https://travel.example.com/flights"},
+    {"reconnaissance de la voix", "https://voice.example.com/transcribe"},
+};
+
+/// Where `expected` is among `ranked` (0 the first), or ranked.size() when it is not.
+std::size_t place_of(const std::vector<std::string>& ranked, std::string_view expected) {
+  return static_cast<std::size_t>(std::find(ranked.begin(), ranked.end(), expected) - ranked.begin());
+}
 }  // namespace
 
 CAF_TEST(the term map finds every term it holds and no other through its growth) {
@@ -180,23 +253,27 @@ CAF_TEST(the tokenizer splits identifiers and folds case) {
   CAF_CHECK_EQUAL(search::tokenize("WEATHER Weather weather").size(), 3u);
   auto upper = search::tokenize("WEATHER"), lower = search::tokenize("weather");
   CAF_CHECK_EQUAL(upper, lower);
-  auto camel = search::tokenize("getWeatherByCity");
-  CAF_REQUIRE_EQUAL(camel.size(), 2u);
-  CAF_CHECK_EQUAL(camel[0], search::stem("weather"));
-  CAF_CHECK_EQUAL(camel[1], search::stem("city"));
+  // "by" and "to" are stopwords (Snowball's English list); "get" is not.
+  CAF_CHECK_EQUAL(search::tokenize("getWeatherByCity"), (std::vector<std::string>{"get", search::stem("weather"), search::stem("city")}));
   auto acronym = search::tokenize("HTTPServer");
   CAF_REQUIRE_EQUAL(acronym.size(), 2u);
   CAF_CHECK_EQUAL(acronym[0], "http");
   CAF_CHECK_EQUAL(acronym[1], search::stem("server"));
-  // "get", "by" and "to" are stopwords.
   CAF_CHECK_EQUAL(search::tokenize("snake_case kebab-case path/to.file").size(), 6u);
 }
 
 CAF_TEST(the tokenizer is Unicode aware) {
   auto t = search::tokenize("Über Café — ΚΑΦΈ, Москва!");
   CAF_REQUIRE_EQUAL(t.size(), 4u);
-  CAF_CHECK_EQUAL(t[0], "über");
-  CAF_CHECK_EQUAL(t[1], "café");
+  CAF_CHECK_EQUAL(t[0], "uber");  // ICU's folding: case folded, the diacritics' marks dropped
+  CAF_CHECK_EQUAL(t[1], "cafe");
+  CAF_CHECK_EQUAL(search::tokenize("ΚΑΦΈ"), search::tokenize("καφε"));
+  // "mañana", "manana" and "MAÑANA" meet, whether the tilde is one code point or a combining mark.
+  auto manana = search::words_of("manana");
+  CAF_CHECK_EQUAL(search::words_of("mañana"), manana);
+  CAF_CHECK_EQUAL(search::words_of("MAÑANA"), manana);
+  CAF_CHECK_EQUAL(search::words_of("man\u0303ana"), manana);
+  CAF_CHECK_EQUAL(search::words_of("Straße"), std::vector<std::string>{"straße"});
   auto cyrillic_upper = search::tokenize("МОСКВА"), cyrillic_lower = search::tokenize("москва");
   CAF_CHECK_EQUAL(cyrillic_upper, cyrillic_lower);
   CAF_CHECK(search::tokenize("\xff\xfe broken").size() == 1u);
@@ -220,13 +297,14 @@ CAF_TEST(a repeated word buys no rank and stuffing costs rank) {
   };
   auto s = snapshot_of(rows);
   auto& idx = s.search_index_of();
-  auto hits = idx.rank(search::tokenize("weather forecast"));
+  auto q = search::expand("weather forecast", &idx);
+  auto hits = idx.rank(q);
   CAF_REQUIRE_EQUAL(hits.size(), 2u);
   CAF_CHECK_EQUAL(hits[0].position, 0u);
   CAF_CHECK_GREATER(hits[0].score, hits[1].score);
   // Two equal documents tie, and ties keep list order.
   auto same = snapshot_of({rows[0], {"Forecasts", "https://c.example.com/x", "Weather forecast for a city.", {}, "call", {}}});
-  auto tied = same.search_index_of().rank(search::tokenize("weather forecast"));
+  auto tied = same.search_index_of().rank(search::literal("weather forecast"));
   CAF_REQUIRE_EQUAL(tied.size(), 2u);
   CAF_CHECK_EQUAL(tied[0].score, tied[1].score);
   CAF_CHECK_EQUAL(tied[0].position, 0u);
@@ -280,7 +358,7 @@ CAF_TEST(an agent intent finds the intended service first) {
     CAF_REQUIRE(!ranked.empty());
     if (ranked.front() != expected) {
       auto& idx = s.search_index_of();
-      for (auto& h : idx.rank(search::tokenize(intent)))
+      for (auto& h : idx.rank(search::expand(intent, &idx)))
         CAF_MESSAGE(s.items[h.position]->record().identity.resource << " " << h.score);
       CAF_FAIL("\"" << intent << "\": expected " << expected << " first, got " << ranked.front());
     }
@@ -288,6 +366,37 @@ CAF_TEST(an agent intent finds the intended service first) {
     stuffed_first += ranked.front().find("stuffed") != std::string::npos || ranked.front().find("spam") != std::string::npos;
   }
   CAF_CHECK_EQUAL(stuffed_first, 0u);
+}
+
+CAF_TEST(intents in other words with typos and in other languages find their listing) {
+  CAF_REQUIRE_GREATER_OR_EQUAL(recall_intents.size(), 40u);
+  auto s = snapshot_of(catalog_rows);
+  // The agent ranks the items as the server lists them.
+  std::vector<boost::json::object> items;
+  for (auto& item : s.items) {
+    std::string json;
+    item->append_json(json);
+    items.push_back(boost::json::parse(json).as_object());
+  }
+  std::size_t by_server = 0, by_agent = 0;
+  for (auto& [intent, expected] : recall_intents) {
+    const auto server = place_of(ranked_urls(s, intent), expected);
+    const auto ranking = agent::rank(items, intent, true);
+    std::vector<std::string> agent_urls;
+    for (auto p : ranking.order)
+      if (ranking.scores[p] > 0) agent_urls.emplace_back(items[p].at("resource").as_string());
+    const auto agent = place_of(agent_urls, expected);
+    by_server += server < 3;
+    by_agent += agent < 3;
+    if (server >= 3 || agent >= 3) {
+      auto first = ranking.order.front();
+      CAF_MESSAGE("miss: \"" << intent << "\" (" << expected << "): place " << server + 1 << " by the server, " << agent + 1
+                              << " by the agent; first " << items[first].at("resource").as_string() << ": " << ranking.why[first]);
+    }
+  }
+  CAF_MESSAGE("in the top 3: " << by_server << " of " << recall_intents.size() << " by the server, " << by_agent << " by the agent");
+  CAF_CHECK_GREATER_OR_EQUAL(by_server * 5, recall_intents.size() * 4);
+  CAF_CHECK_GREATER_OR_EQUAL(by_agent * 5, recall_intents.size() * 4);
 }
 
 CAF_TEST(cursors are bound to their search and expire) {
@@ -404,7 +513,7 @@ CAF_TEST(the best hits and their pages equal those of the whole ranking) {
   std::vector<std::uint32_t> every_third, none;
   for (std::uint32_t i = 0; i < idx.size(); i += 3) every_third.push_back(i);
   for (auto query : {"weather", "weather forecast", "weather city 3", "forecast city 7 weather", "translate text", "nothing matches zzz"}) {
-    auto terms = search::tokenize(query);
+    auto terms = search::expand(query, &idx);
     using rows = const std::vector<std::uint32_t>*;
     for (rows allowed : {rows{nullptr}, rows{&every_third}, rows{&none}}) {
       auto ranking = idx.rank(terms);
@@ -455,7 +564,7 @@ listed_docs docs_of(const catalog::snapshot& s) {
 void check_same_hits(const search::index& a, const search::index& b, const std::vector<std::string>& queries) {
   CAF_CHECK_EQUAL(a.size(), b.size());
   for (auto& query : queries) {
-    auto terms = search::tokenize(query);
+    auto terms = search::expand(query, &a);
     auto ra = a.rank(terms), rb = b.rank(terms);
     CAF_CHECK_EQUAL(ra.size(), rb.size());
     bool same = ra.size() == rb.size();
@@ -560,7 +669,7 @@ CAF_TEST(a content version keeps the last searched one for at most 64 versions) 
   auto rows = std::vector<listing>(catalog_rows.begin(), catalog_rows.begin() + 10);
   auto first = std::make_shared<catalog::snapshot>(snapshot_of(rows));
   first->indexes = catalog::content_indexes::after(nullptr);
-  CAF_REQUIRE(!first->search_index_of().rank(search::tokenize("weather")).empty());
+  CAF_REQUIRE(!first->search_index_of().rank(search::literal("weather")).empty());
   std::weak_ptr<const catalog::item_content> searched_content = first->items[0]->record().content;
   catalog::snapshot_ptr last = first;
   first.reset();
@@ -579,7 +688,192 @@ CAF_TEST(a content version keeps the last searched one for at most 64 versions) 
   next_version(catalog::content_indexes::max_versions_behind + 1);
   CAF_CHECK(searched_content.expired());  // one past it: let go
   auto newest = "revision " + std::string(1, static_cast<char>('a' + (catalog::content_indexes::max_versions_behind + 1) % 26));
-  auto hits = last->search_index_of().rank(search::tokenize(newest));
+  auto hits = last->search_index_of().rank(search::literal(newest));
   CAF_REQUIRE(!hits.empty());
   CAF_CHECK_EQUAL(hits[0].position, 0u);
+}
+CAF_TEST(a synonym list in the description or tags buys no rank) {
+  // One forecast says what it does; the other says the same, then lists every word for weather
+  // it can think of, in its description and its tags, to be found by queries in other words.
+  auto rows = catalog_rows;
+  rows.push_back({"Weather forecast", "https://honest.example.com/forecast", "Daily weather forecast for the next seven days for any city.",
+                  {"weather", "forecast"}, "call", {"city"}});
+  rows.push_back({"Weather forecast", "https://listed.example.com/forecast",
+                  "Daily weather forecast for the next seven days for any city. Forecast, prediction, prognosis, outlook, foretelling, "
+                  "weather, conditions, atmosphere, meteorology, snow, snowfall, rain, rainfall, precipitation, drizzle, storm.",
+                  {"weather", "forecast", "prediction", "prognosis", "outlook", "meteorology", "snow", "rain", "precipitation"}, "call",
+                  {"city"}});
+  auto s = snapshot_of(rows);
+  auto& idx = s.search_index_of();
+  bool only_the_list_listed = true;
+  for (std::size_t i = 0; i < idx.size(); ++i)
+    only_the_list_listed = only_the_list_listed && (idx.doc(i).listed > 0.3f) == (s.items[i]->record().identity.resource == "https://listed.example.com/forecast");
+  CAF_CHECK(only_the_list_listed);
+  for (auto query : {"weather forecast for Berlin", "is it going to snow in Denver this weekend", "prediction of the sky for the next days",
+                     "will there be drizzle in Dublin", "rainfall next week", "previsão do tempo para amanhã", "prognosis for the weekend"}) {
+    auto ranked = ranked_urls(s, query);
+    auto honest = place_of(ranked, "https://honest.example.com/forecast"), listed = place_of(ranked, "https://listed.example.com/forecast");
+    CAF_CHECK_LESS(honest, listed);
+  }
+}
+
+CAF_TEST(three words for one thing are a text and four a list) {
+  // "forecast", "prediction", "prognosis" and "foretelling" are WordNet synonyms of one another.
+  auto listed = [](const char* description) {
+    return search::make_document(fields_of({"Forecasts", "https://a.example.com/x", description, {}, "call", {}}), "GET").listed;
+  };
+  CAF_CHECK_EQUAL(listed("A forecast for a city, a prediction of its days."), 0.0f);
+  CAF_CHECK_EQUAL(listed("A forecast for a city: prediction and prognosis of its days."), 0.0f);  // at the allowance
+  CAF_CHECK_GREATER(listed("A forecast for a city: prediction, prognosis and foretelling of its days."), 0.0f);  // one past it
+}
+
+namespace {
+
+/// The query's terms that came by `via`.
+std::vector<search::query_term> terms_by(const search::query& q, search::expansion via) {
+  std::vector<search::query_term> out;
+  for (auto& t : q.terms)
+    if (t.via == via) out.push_back(t);
+  return out;
+}
+
+bool corrects(const search::index& idx, const char* typed, const char* term) {
+  auto typos = terms_by(search::expand(typed, &idx), search::expansion::typo);
+  return std::any_of(typos.begin(), typos.end(), [&](auto& t) { return t.term == term; });
+}
+
+}  // namespace
+
+CAF_TEST(typos are corrected from 5 letters at one edit and from 8 at two) {
+  // Words no dictionary has, so only the catalog's own terms can correct them.
+  auto s = snapshot_of({{"Klavo", "https://a.example.com/klavo", "Klavo zorblax quintrax, by key.", {}, "call", {}}});
+  auto& idx = s.search_index_of();
+  CAF_CHECK(!corrects(idx, "klav", "klavo"));         // 4 letters: too short to correct
+  CAF_CHECK(corrects(idx, "klavu", "klavo"));         // 5 letters, one edit
+  CAF_CHECK(!corrects(idx, "kluvu", "klavo"));        // 5 letters, two edits
+  CAF_CHECK(corrects(idx, "zorbalx", "zorblax"));     // 7 letters, one transposition
+  CAF_CHECK(!corrects(idx, "zarblex", "zorblax"));    // 7 letters, two edits
+  CAF_CHECK(corrects(idx, "quantrex", "quintrax"));   // 8 letters, two edits
+  CAF_CHECK(!corrects(idx, "quantrez", "quintrax"));  // 8 letters, three edits
+  // A word the catalog has is no typo, and neither is one whose translation it has.
+  CAF_CHECK(terms_by(search::expand("klavo", &idx), search::expansion::typo).empty());
+  CAF_CHECK(terms_by(search::expand("clave", &idx), search::expansion::typo).empty());  // Spanish: key
+  // Without a catalog, nothing to correct from.
+  CAF_CHECK(terms_by(search::expand("klavu", nullptr), search::expansion::typo).empty());
+  auto hits = idx.rank(search::expand("quantrex zorbalx", &idx));
+  CAF_REQUIRE_EQUAL(hits.size(), 1u);
+}
+
+CAF_TEST(a word typed outweighs its synonyms which outweigh its hypernyms and typos) {
+  auto q = search::expand("snow", nullptr);
+  auto in = [&](search::expansion via, float low, float high) {
+    auto terms = terms_by(q, via);
+    return !terms.empty() && std::all_of(terms.begin(), terms.end(), [&](auto& t) { return t.weight > low && t.weight <= high; });
+  };
+  CAF_CHECK(in(search::expansion::typed, 0.99f, 1.0f));
+  CAF_CHECK(in(search::expansion::synonym, 0.5f, 0.6f));
+  CAF_CHECK(in(search::expansion::hypernym, 0.3f, 0.4f));
+  auto typo = search::expand("klavu", nullptr);
+  CAF_CHECK(terms_by(typo, search::expansion::typo).empty());
+  // Three listings the same but for the word: the one with the word typed first, then its
+  // synonym's, then its hypernym's.
+  auto s = snapshot_of({{"Report", "https://a.example.com/x", "A precipitation report for a city.", {}, "call", {}},
+                        {"Report", "https://b.example.com/x", "A snowfall report for a city.", {}, "call", {}},
+                        {"Report", "https://c.example.com/x", "A snow report for a city.", {}, "call", {}}});
+  auto& idx = s.search_index_of();
+  auto hits = idx.rank(search::expand("snow", &idx));
+  CAF_REQUIRE_EQUAL(hits.size(), 3u);
+  CAF_CHECK_EQUAL(hits[0].position, 2u);
+  CAF_CHECK_EQUAL(hits[1].position, 1u);
+  CAF_CHECK_EQUAL(hits[2].position, 0u);
+  // A word's best term counts, not the sum of its terms: in a listing with the word and its
+  // synonym, the word alone scores, and its score is the listing's.
+  auto both = snapshot_of({{"Snow", "https://b.example.com/x", "Snow and snowfall.", {}, "call", {}}});
+  auto& both_idx = both.search_index_of();
+  auto q_snow = search::expand("snow", &both_idx);
+  auto expanded = both_idx.rank(q_snow);
+  auto why = both_idx.explain(q_snow, 0);
+  CAF_REQUIRE_EQUAL(expanded.size(), 1u);
+  CAF_REQUIRE_EQUAL(why.size(), 1u);
+  CAF_CHECK_EQUAL(why[0].term->term, "snow");
+  CAF_CHECK_EQUAL(why[0].score, expanded[0].score);
+  auto literal = both_idx.rank(search::literal("snow"));
+  CAF_REQUIRE_EQUAL(literal.size(), 1u);
+  CAF_CHECK_EQUAL(literal[0].score, expanded[0].score);
+}
+
+CAF_TEST(a search explains which words matched which fields through which expansion) {
+  auto s = snapshot_of(catalog_rows);
+  routes::cursor_signer signer{"0123456789abcdef0123456789abcdef"};
+  auto req = routes::parse_search_request("query=is+it+going+to+snow+in+Denver&explain=1&limit=3", signer, 1000);
+  CAF_REQUIRE(req);
+  CAF_CHECK(req->explain);
+  auto body = boost::json::parse(routes::render_search(s, *req, signer, 1000)).as_object();
+  auto& resources = body.at("resources").as_array();
+  auto& explain = body.at("explain").as_array();
+  CAF_REQUIRE_EQUAL(explain.size(), resources.size());
+  CAF_REQUIRE_GREATER(explain.size(), 0u);
+  bool snow_to_weather = false;
+  for (std::size_t i = 0; i < explain.size(); ++i) {
+    auto& e = explain[i].as_object();
+    CAF_CHECK_EQUAL(e.at("resource"), resources[i].at("resource"));
+    for (auto& m : e.at("matches").as_array()) {
+      auto& match = m.as_object();
+      CAF_CHECK(!match.at("fields").as_array().empty());
+      snow_to_weather = snow_to_weather || (match.at("word") == "snow" && match.at("term") == "weather" && match.at("via") == "hypernym");
+    }
+  }
+  CAF_CHECK(snow_to_weather);
+  // Without explain, no explanation; a value other than 1, 0, true or false is refused.
+  auto plain = routes::parse_search_request("query=snow", signer, 1000);
+  CAF_REQUIRE(plain);
+  CAF_CHECK(!boost::json::parse(routes::render_search(s, *plain, signer, 1000)).as_object().contains("explain"));
+  auto bad = routes::parse_search_request("query=snow&explain=yes", signer, 1000);
+  CAF_REQUIRE(!bad);
+  CAF_CHECK_EQUAL(bad.error().code, errc::invalid_filter);
+  CAF_CHECK_EQUAL(bad.error().field, "explain");
+}
+
+extern "C" const unsigned char z402_lexicon_bytes[];
+extern "C" const unsigned char z402_lexicon_end[];
+
+CAF_TEST(a lexicon is read only when every part of it is inside it) {
+  const auto size = static_cast<std::size_t>(z402_lexicon_end - z402_lexicon_bytes);
+  std::vector<std::uint32_t> words((size + 3) / 4);  // 4-byte aligned, as the library's is
+  auto* bytes = reinterpret_cast<unsigned char*>(words.data());
+  std::memcpy(bytes, z402_lexicon_bytes, size);
+  auto intact = search::lexicon::read(bytes, size);
+  CAF_REQUIRE(intact);
+  std::vector<search::related_term> related;
+  intact->related(search::stem("snow"), related);
+  CAF_CHECK(!related.empty());
+  CAF_CHECK(intact->is_stopword("the", search::language::english));
+  CAF_CHECK(!intact->sources().empty());
+  search::lexicon_format::header h;
+  std::memcpy(&h, bytes, sizeof h);
+  auto refused = [&](auto change, const char* why) {
+    std::vector<std::uint32_t> copy = words;
+    auto* b = reinterpret_cast<unsigned char*>(copy.data());
+    auto n = change(b, size);
+    auto read = search::lexicon::read(b, n);
+    if (read) return false;
+    CAF_CHECK_EQUAL(read.error().code, errc::corrupt);
+    return read.error().reason == why;
+  };
+  CAF_CHECK(refused([](auto*, std::size_t) { return std::size_t{16}; }, "shorter than its header"));
+  CAF_CHECK(refused([](auto* b, std::size_t n) { return b[0] = 'Z', n; }, "not a lexicon"));
+  CAF_CHECK(refused([](auto* b, std::size_t n) { return b[8] = 99, n; }, "a format this library does not read"));
+  CAF_CHECK(refused([](auto*, std::size_t n) { return n - 4; }, "its size is not the one it was written with"));
+  auto english = h.tables[search::lexicon_format::english_related];
+  CAF_CHECK(refused([&](auto* b, std::size_t n) {
+    std::uint32_t past = h.terms.count;  // a key naming no term
+    std::memcpy(b + english.keys.offset, &past, 4);
+    return n;
+  }, "a term lies outside it"));
+  CAF_CHECK(refused([&](auto* b, std::size_t n) {
+    search::lexicon_format::header broken = h;
+    broken.tables[0].entries.count += 1;  // past the starts' end
+    std::memcpy(b, &broken, sizeof broken);
+    return n;
+  }, "a table lies outside it"));
 }

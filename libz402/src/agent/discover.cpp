@@ -2,15 +2,15 @@
 
 #include "z402/rules/price_label.hpp"
 #include "z402/rules/text.hpp"
+#include "search/explain.hpp"
 #include "z402/search/ranking.hpp"
-#include "search/tokenizer.hpp"
 #include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"
 
 #include <boost/json.hpp>
 
 #include <algorithm>
-#include <numeric>
+#include <cmath>
 
 namespace z402::agent {
 namespace {
@@ -55,28 +55,34 @@ std::string age_text(std::int64_t s) {
 
 }  // namespace
 
-std::size_t overlap(const std::vector<std::string>& intent_terms, const json::object& item) {
-  auto selector = text_at(item, {"extensions", "bazaar", "info", "input", "method"});
-  auto doc = search::make_document(item, selector);
-  std::size_t hits = 0;
-  for (auto& term : intent_terms) {
-    bool found = false;
-    for (auto f : {search::name, search::description, search::params, search::tags, search::unit})
-      found = found || doc.has(f, term);
-    hits += found;
+ranking rank(const std::vector<json::object>& items, std::string_view intent, bool explain) {
+  // The server's ranking (z402/search/ranking.hpp) over the items read: documents made as the
+  // catalog makes them, the intent expanded as the server expands a query.
+  std::vector<search::document> docs;
+  docs.reserve(items.size());
+  for (auto& item : items) {
+    const bool mcp = text_at(item, {"type"}) == "mcp";
+    auto selector = text_at(item, {"extensions", "bazaar", "info", "input", mcp ? "toolName" : "method"});
+    docs.push_back(search::make_document(item, selector));
   }
-  return hits;
-}
-
-ranking rank(const std::vector<json::object>& items, std::string_view intent) {
+  std::vector<const search::document*> pointers;
+  std::vector<std::uint64_t> keys;
+  for (std::size_t i = 0; i < docs.size(); ++i) pointers.push_back(&docs[i]), keys.push_back(i);
+  search::index idx{std::move(pointers), std::move(keys)};
+  const auto query = search::expand(intent, &idx);
   ranking r;
-  auto terms = search::distinct_terms(intent);
-  r.scores.reserve(items.size());
-  for (auto& item : items) r.scores.push_back(overlap(terms, item));
-  r.order.resize(items.size());
-  std::iota(r.order.begin(), r.order.end(), 0);
-  std::stable_sort(r.order.begin(), r.order.end(), [&](auto a, auto b) { return r.scores[a] > r.scores[b]; });
-  if (!r.order.empty() && r.scores[r.order.front()] > 0) r.pick = r.order.front();
+  r.scores.assign(items.size(), 0.0);
+  if (explain) r.why.assign(items.size(), "no match");
+  std::vector<bool> ranked(items.size(), false);
+  for (auto& h : idx.rank(query)) {
+    r.order.push_back(h.position);
+    r.scores[h.position] = h.score;
+    ranked[h.position] = true;
+    if (explain) r.why[h.position] = search::explain_line(query, idx.explain(query, h.position));
+  }
+  if (!r.order.empty()) r.pick = r.order.front();
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (!ranked[i]) r.order.push_back(i);
   return r;
 }
 
@@ -99,7 +105,7 @@ std::string activity_cell(const activity& a) {
   return state + " today " + std::to_string(a.today);
 }
 
-resource_line line_of(const json::object& item, std::int64_t now_ms, std::size_t score) {
+resource_line line_of(const json::object& item, std::int64_t now_ms, double score, std::string why) {
   resource_line l;
   l.service_name = shorten(text_at(item, {"serviceName"}), 32);
   if (l.service_name.empty()) l.service_name = "-";
@@ -112,15 +118,18 @@ resource_line line_of(const json::object& item, std::int64_t now_ms, std::size_t
   l.price = price_of(item);
   l.live = activity_of(item, now_ms);
   l.description = shorten(text_at(item, {"description"}), max_description_chars);
-  l.score = score;
+  l.score = std::round(score * 1e4) / 1e4;
+  l.why = std::move(why);
   return l;
 }
 
 std::string render_text(const std::vector<resource_line>& lines, bool picked) {
   std::string out;
-  for (auto& l : lines)
+  for (auto& l : lines) {
     out += l.service_name + "  " + l.method + " " + l.url + "  " + l.price + "  " + activity_cell(l.live) + "  " +
            l.description + "\n";
+    if (!l.why.empty()) out += "    why: " + l.why + "\n";
+  }
   out += picked && !lines.empty() ? "pick: " + lines.front().method + " " + lines.front().url + "\n" : "pick: none\n";
   return out;
 }
@@ -139,6 +148,7 @@ std::string render_json(const std::vector<resource_line>& lines, bool picked) {
                                         {"activity", std::move(live)},
                                         {"description", l.description},
                                         {"score", l.score}});
+    if (!l.why.empty()) resources.back().as_object()["why"] = l.why;
   }
   json::value pick;
   if (picked && !lines.empty()) pick = json::object{{"method", lines.front().method}, {"url", lines.front().url}};

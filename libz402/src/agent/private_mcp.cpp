@@ -117,7 +117,7 @@ json::object lines_schema() {
   json::object line{{"type", "object"},
                     {"properties",
                      {{"serviceName", {{"type", "string"}}}, {"method", {{"type", "string"}}}, {"url", {{"type", "string"}}},
-                      {"price", {{"type", "string"}}}, {"description", {{"type", "string"}}}, {"score", {{"type", "integer"}}},
+                      {"price", {{"type", "string"}}}, {"description", {{"type", "string"}}}, {"score", {{"type", "number"}}},
                       {"activity", {{"type", "object"}}}}}};
   return {{"type", "object"},
           {"properties", {{"resources", {{"type", "array"}, {"items", std::move(line)}}}, {"pick", {{"type", {"object", "null"}}}}}},

@@ -2,10 +2,13 @@
 
 #include "z402/core/crypto.hpp"
 #include "z402/rules/text.hpp"
-#include "search/tokenizer.hpp"
+#include "search/explain.hpp"
+#include "z402/search/query.hpp"
 #include "z402/wire/base64.hpp"
 
 #include <algorithm>
+#include <boost/json/serialize.hpp>
+
 #include <charconv>
 
 namespace z402::routes {
@@ -69,6 +72,11 @@ expected<search_request> read_search_request(const query_params& params, const c
   auto filter = read_filter(params);
   if (!filter) return filter.error();
   search_request req{q->second, std::move(*filter), read_limit(params), 0, {}};
+  if (auto e = params.find("explain"); e != params.end()) {
+    if (e->second != "1" && e->second != "0" && e->second != "true" && e->second != "false")
+      return error{errc::invalid_filter, "explain", "parameter explain must be 1 or 0 (true or false)"};
+    req.explain = e->second == "1" || e->second == "true";
+  }
   req.fingerprint = fingerprint_of(req.query, req.filter);
   if (auto c = params.find("cursor"); c != params.end()) {
     auto offset = cursors.redeem(c->second, req.fingerprint, now_ms);
@@ -82,16 +90,22 @@ std::string render_search(const catalog::snapshot& snap, const search_request& r
                           std::int64_t now_ms, shown_items* shown) {
   auto& idx = snap.search_index_of();
   std::vector<std::uint32_t> storage;
-  auto page = search::page_of(idx, search::tokenize(req.query), filtered_rows(snap, req.filter, storage), results_per_origin,
-                              req.offset, req.limit);
+  const auto query = search::expand(req.query, &idx);
+  auto page = search::page_of(idx, query, filtered_rows(snap, req.filter, storage), results_per_origin, req.offset, req.limit);
   std::string out = R"({"x402Version":2,"resources":[)";
   append_items(out, snap, page.positions, shown);
   out.append(R"(],"partialResults":false,"pagination":{"limit":)").append(std::to_string(req.limit));
   auto next = req.offset + req.limit;
   if (page.more)
-    out.append(R"(,"cursor":")").append(cursors.issue(next, req.fingerprint, now_ms)).append("\"}}");
+    out.append(R"(,"cursor":")").append(cursors.issue(next, req.fingerprint, now_ms)).append("\"}");
   else
-    out.append(R"(,"cursor":null}})");
+    out.append(R"(,"cursor":null})");
+  if (req.explain) {
+    out.append(R"(,"explain":)");
+    out.append(boost::json::serialize(search::explain_page(
+        idx, query, page.positions, [&](std::size_t p) -> std::string_view { return snap.items[p]->record().identity.resource; })));
+  }
+  out.push_back('}');
   return out;
 }
 

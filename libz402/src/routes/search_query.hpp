@@ -36,6 +36,7 @@ struct search_request {
   std::size_t limit = default_list_limit;
   std::size_t offset = 0;
   std::string fingerprint;  // what a cursor is bound to: the query and the filters
+  bool explain = false;     // explain=1: why each result matched (docs/search.md, "Explain")
 };
 
 /// The search parameters; query_required, invalid_filter or invalid_cursor naming the parameter.
@@ -44,7 +45,8 @@ expected<search_request> parse_search_request(std::string_view query_string, con
 /// The same from parameters already decoded (the MCP tools pass their arguments here).
 expected<search_request> read_search_request(const query_params& params, const cursor_signer& cursors, std::int64_t now_ms);
 
-/// {"x402Version":2,"resources":[...],"partialResults":false,"pagination":{"limit":L,"cursor":C}}
+/// {"x402Version":2,"resources":[...],"partialResults":false,"pagination":{"limit":L,"cursor":C}},
+/// and with explain, "explain": one entry per resource, in their order.
 std::string render_search(const catalog::snapshot& snap, const search_request& req, const cursor_signer& cursors,
                           std::int64_t now_ms, shown_items* shown = nullptr);
 

@@ -1,11 +1,13 @@
 #include "z402/search/ranking.hpp"
 
+#include "search/lexicon.hpp"
 #include "search/tokenizer.hpp"
 #include "z402/wire/json.hpp"
 #include "wire/url.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 namespace z402::search {
@@ -56,10 +58,34 @@ void sort_distinct(std::vector<std::string>& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
+// A text may say a thing in two words or three ("speech" and "speakers", "weather
+// conditions"); past that allowance, each term that WordNet makes a synonym or a derivation of
+// another term of the description or the tags is a keyword listed to be found by other words.
+constexpr std::size_t allowed_related_terms = 3;
+constexpr double listed_penalty = 2.0;  // the listing's honesty falls by twice the listed share
+
+/// document::listed of the description's and tags' terms.
+float listed_share(std::vector<std::string> terms) {
+  sort_distinct(terms);
+  if (terms.size() <= allowed_related_terms) return 0;
+  auto& lex = lexicon::instance();
+  std::vector<related_term> related;
+  std::size_t listed = 0;
+  for (auto& t : terms) {
+    related.clear();
+    lex.related(t, related);
+    listed += std::any_of(related.begin(), related.end(), [&](const related_term& r) {
+      return r.via != relation::hypernym && std::binary_search(terms.begin(), terms.end(), r.term);
+    });
+  }
+  return listed <= allowed_related_terms ? 0.0f : static_cast<float>(listed - allowed_related_terms) / static_cast<float>(terms.size());
+}
+
 /// What each of a document's fields gives a term in it, before saturation: the field's weight
-/// and length normalisation, and the document's honesty (stuffing costs the whole listing).
+/// and length normalisation, and the document's honesty (stuffing costs the whole listing:
+/// repeats in a field, or a list of words for one thing).
 std::array<float, field_count> field_weights(const document& d) {
-  double honesty = 1.0;
+  double honesty = std::max(0.0, 1.0 - listed_penalty * d.listed);
   for (std::size_t f = 0; f < field_count; ++f)
     if (d.length[f] >= judged_length)
       honesty = std::min(honesty, static_cast<double>(d.term_count(static_cast<field>(f))) / d.length[f] / honest_distinct_share);
@@ -125,6 +151,11 @@ document make_document(const boost::json::object& fields, std::string_view selec
       if (tag.is_string()) add_terms(terms[tags], tag.as_string());
   if (auto* u = wire::find_path(fields, {"extensions", "z402", "unit"}); u && u->is_string()) add_terms(terms[unit], u->as_string());
   add_terms(terms[mime], text("mimeType"));
+  {
+    auto described = terms[description];
+    described.insert(described.end(), terms[tags].begin(), terms[tags].end());
+    d.listed = listed_share(std::move(described));
+  }
   for (std::size_t f = 0; f < field_count; ++f) {
     d.length[f] = static_cast<std::uint16_t>(std::min<std::size_t>(terms[f].size(), 65535));
     sort_distinct(terms[f]);
@@ -401,31 +432,73 @@ std::optional<index> index::updated(const index& base, std::vector<const documen
   return update.finish();
 }
 
-std::vector<index::query_term> index::terms_of(const std::vector<std::string>& query_terms) const {
-  std::vector<std::string> distinct = query_terms;
-  sort_distinct(distinct);
-  std::vector<query_term> terms;
+std::vector<index::scored_term> index::terms_of(const query& q) const {
+  std::vector<scored_term> terms;
   const double n = static_cast<double>(docs_.size());
-  for (auto& term : distinct)
-    if (auto* found = postings_of(term, term_shard::hash_of(term))) {
+  auto idf = [&](double df) { return std::log(1.0 + (n - df + 0.5) / (df + 0.5)); };
+  // An expansion counts below the word typed: its idf is at most the typed word's, where the
+  // catalog has that word (a rare synonym must not outweigh a common word the agent typed).
+  std::vector<double> typed_idf(q.words.size(), std::numeric_limits<double>::infinity());
+  for (auto& t : q.terms)
+    if (t.via == expansion::typed)
+      if (auto* found = postings_of(t.term, term_shard::hash_of(t.term))) typed_idf[t.word] = idf(static_cast<double>(found->list.size()));
+  for (auto& t : q.terms)
+    if (auto* found = postings_of(t.term, term_shard::hash_of(t.term))) {
       const double df = static_cast<double>(found->list.size());
-      terms.push_back({found, std::log(1.0 + (n - df + 0.5) / (df + 0.5))});
+      // An expansion that over half the catalog holds (the billing unit "call", the method
+      // "get", a host's "example") tells no listing from another: it would only make every
+      // listing match. (Of one or two listings, any term is half of them.)
+      if (t.via != expansion::typed && n > 2 && 2 * df > n) continue;
+      const double weight_idf = t.via == expansion::typed ? idf(df) : std::min(idf(df), typed_idf[t.word]);
+      terms.push_back({found, t.weight * weight_idf, t.word, &t});
     }
   return terms;
 }
 
-std::vector<hit> index::rank(const std::vector<std::string>& query_terms) const {
-  // A dense accumulator per thread: no hashing and no allocation per matching document. It is
-  // all zeros between calls (the touched entries are reset below).
-  thread_local std::vector<double> scores;
-  thread_local std::vector<std::uint32_t> touched;
-  if (scores.size() < docs_.size()) scores.resize(docs_.size(), 0.0);
-  touched.clear();
-  for (auto& t : terms_of(query_terms))
-    for (auto& p : t.postings->list) {
-      if (scores[p.doc] == 0.0) touched.push_back(p.doc);
-      scores[p.doc] += t.score(p);
+namespace {
+
+/// A document's score from its parts, one per query term (0 where it lacks the term): the
+/// best part of each typed word, added up in the words' order. Bounds are combined by the same
+/// function, and max and + never fall when a part rises, so a bound is never below the score
+/// it bounds, to the last bit.
+template <class Terms>
+double combine(const Terms& terms, const std::vector<double>& parts) {
+  double total = 0, best = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0 && terms[i].word != terms[i - 1].word) {
+      total += best;
+      best = 0;
     }
+    best = std::max(best, parts[i]);
+  }
+  return total + best;
+}
+
+}  // namespace
+
+std::vector<hit> index::rank(const query& q) const {
+  // Dense accumulators per thread: no hashing and no allocation per matching document. They are
+  // all zeros between calls (the touched entries are reset below).
+  thread_local std::vector<double> scores, word_best;
+  thread_local std::vector<std::uint32_t> touched, word_touched;
+  if (scores.size() < docs_.size()) scores.resize(docs_.size(), 0.0), word_best.resize(docs_.size(), 0.0);
+  touched.clear();
+  auto terms = terms_of(q);
+  for (std::size_t g = 0; g < terms.size();) {
+    auto end = g;
+    word_touched.clear();
+    for (; end < terms.size() && terms[end].word == terms[g].word; ++end)
+      for (auto& p : terms[end].postings->list) {
+        if (word_best[p.doc] == 0.0) word_touched.push_back(p.doc);
+        word_best[p.doc] = std::max(word_best[p.doc], terms[end].score(p));
+      }
+    for (auto doc : word_touched) {
+      if (scores[doc] == 0.0) touched.push_back(doc);
+      scores[doc] += word_best[doc];
+      word_best[doc] = 0.0;
+    }
+    g = end;
+  }
   std::vector<hit> hits;
   hits.reserve(touched.size());
   for (auto doc : touched) {
@@ -436,22 +509,37 @@ std::vector<hit> index::rank(const std::vector<std::string>& query_terms) const 
   return hits;
 }
 
-std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::size_t k,
-                            const std::vector<std::uint32_t>* allowed) const {
+std::vector<index::reason> index::explain(const query& q, std::size_t position) const {
+  std::vector<reason> out;
+  const auto doc = static_cast<std::uint32_t>(position);
+  for (auto& t : terms_of(q)) {
+    auto& list = t.postings->list;
+    auto it = std::lower_bound(list.begin(), list.end(), doc, [](const posting& p, std::uint32_t d) { return p.doc < d; });
+    if (it == list.end() || it->doc != doc) continue;
+    const double score = t.score(*it);
+    if (!out.empty() && out.back().term->word == t.word) {
+      if (score <= out.back().score) continue;
+      out.pop_back();
+    }
+    reason r{t.source, score, {}};
+    for (std::size_t f = 0; f < field_count; ++f)
+      if (docs_[position]->has(static_cast<field>(f), t.source->term)) r.fields.push_back(static_cast<field>(f));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<hit> index::top(const query& q, std::size_t k, const std::vector<std::uint32_t>* allowed) const {
   std::vector<hit> best;  // a heap with the hit that ranks last on top
   auto before = [](const hit& a, const hit& b) { return ranks_before(a, b); };  // inlined, unlike a function pointer
-  auto terms = terms_of(query_terms);
+  auto terms = terms_of(q);
   const auto m = terms.size();
   if (m == 0 || k == 0 || (allowed && allowed->empty())) return best;
   // Documents come in listing order, so one that scores no more than the k-th best loses to
   // every hit held and to every hit taken later (those score more): skipping it is exact, ties
-  // included. A bound is added up in the order scores are (the terms' sorted order) from parts
-  // each at least the document's, so it is never below the score, to the last bit.
-  auto sum = [](const std::vector<double>& parts) {
-    double total = 0;
-    for (auto part : parts) total += part;
-    return total;
-  };
+  // included. A bound is combined as scores are (combine) from parts each at least the
+  // document's, so it is never below the score, to the last bit.
+  auto sum = [&](const std::vector<double>& parts) { return combine(terms, parts); };
   // Terms by their best contribution, least first: a prefix of them whose bests add up to no
   // more than the k-th best cannot place a document on their own, so only the others' lists
   // (the essential ones) propose documents; the prefix's are looked up for those.
@@ -511,7 +599,7 @@ std::vector<hit> index::top(const std::vector<std::string>& query_terms, std::si
       at[i] = static_cast<std::size_t>(it - list.begin());
       if (it != list.end() && it->doc == doc) parts[i] = terms[i].score(*it);
     }
-    // Added up in the terms' sorted order, as rank() does, so a score is the same double there.
+    // Combined in the terms' order, as rank() adds them up, so a score is the same double there.
     const double score = sum(parts);
     if (best.size() < k) {
       best.push_back({doc, score});
@@ -548,8 +636,8 @@ std::vector<hit> spread_origins(const index& idx, std::vector<hit> hits, std::si
   return kept;
 }
 
-ranked_page page_of(const index& idx, const std::vector<std::string>& query_terms, const std::vector<std::uint32_t>* allowed,
-                    std::size_t per_origin, std::size_t offset, std::size_t limit) {
+ranked_page page_of(const index& idx, const query& q, const std::vector<std::uint32_t>* allowed, std::size_t per_origin,
+                    std::size_t offset, std::size_t limit) {
   ranked_page page;
   const auto want = offset + limit;
   // Hits seen per origin: all zeros between calls (reset below), so no allocation or clearing
@@ -558,7 +646,7 @@ ranked_page page_of(const index& idx, const std::vector<std::string>& query_term
   if (seen.size() < idx.origins()) seen.resize(idx.origins(), 0);
   // The best few times the page's end, then twice as many while origins run short of it.
   for (auto k = std::max<std::size_t>(64, 4 * want);; k *= 2) {
-    auto hits = idx.top(query_terms, k, allowed);
+    auto hits = idx.top(q, k, allowed);
     const bool all = hits.size() < k;
     std::vector<std::size_t> kept;  // indexes into `hits` of the hits that keep their place
     std::size_t scanned = 0;

@@ -1,6 +1,7 @@
 #pragma once
-// The agent's choice, made on its own machine (docs/contract.md §8): rank the catalog by word
-// overlap with the intent, and show each resource in terms a person can act on. Every text
+// The agent's choice, made on its own machine (docs/contract.md §8): rank the catalog read with
+// the server's own search (the same documents, query expansion and BM25F), and show each
+// resource in terms a person can act on. Every text
 // that came from the catalog is made terminal-safe before it is shown, in text or JSON.
 #include <boost/json/object.hpp>
 
@@ -12,17 +13,16 @@
 
 namespace z402::agent {
 
-/// Distinct intent words (the search tokenizer's, so both sides agree on what a word is)
-/// found in the item's service name, description, tags, billing unit and input parameter names.
-std::size_t overlap(const std::vector<std::string>& intent_terms, const boost::json::object& item);
-
 struct ranking {
-  std::vector<std::size_t> order;   // item positions, best first; ties keep list order
-  std::vector<std::size_t> scores;  // by item position
+  std::vector<std::size_t> order;   // item positions, best first, then those matching nothing; ties keep list order
+  std::vector<double> scores;       // by item position; 0 for no match
   std::optional<std::size_t> pick;  // the best, when any intent word matched
+  std::vector<std::string> why;     // by item position, with `explain`: search/explain.hpp's line
 };
 
-ranking rank(const std::vector<boost::json::object>& items, std::string_view intent);
+/// The items ranked for `intent` as GET /discovery/search would rank them in a catalog of
+/// these items alone (but for its three-per-origin rule: the agent sees every item).
+ranking rank(const std::vector<boost::json::object>& items, std::string_view intent, bool explain = false);
 
 /// Liveness from lastSeen (docs/contract.md §5): up <= 75 s, late <= 300 s, down beyond; none, an
 /// unreadable timestamp or one more than 90 s in the future: no status.
@@ -43,11 +43,13 @@ struct resource_line {
   std::string price;   // "1000 zat/page"
   activity live;
   std::string description;
-  std::size_t score = 0;
+  double score = 0;  // rounded to four decimals
+  std::string why;   // empty unless explained
 };
-resource_line line_of(const boost::json::object& item, std::int64_t now_ms, std::size_t score);
+resource_line line_of(const boost::json::object& item, std::int64_t now_ms, double score, std::string why = {});
 
-/// The text report: one line per resource in ranked order, then `pick: METHOD URL` or `pick: none`.
+/// The text report: one line per resource in ranked order (and a "why:" line under each one
+/// explained), then `pick: METHOD URL` or `pick: none`.
 std::string render_text(const std::vector<resource_line>& lines, bool picked);
 /// The same as one JSON document.
 std::string render_json(const std::vector<resource_line>& lines, bool picked);

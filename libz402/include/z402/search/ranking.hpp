@@ -1,8 +1,9 @@
 #pragma once
-// BM25F over an item's fields (docs/contract.md §4). A term counts once per field however
-// often it is repeated there; a field is normalised by its length with the repeats, and a field
+// BM25F over an item's fields (docs/contract.md §4), a typed word scoring by its best term
+// (z402/search/query.hpp). A term counts once per field however often it is repeated there; a field is normalised by its length with the repeats, and a field
 // that is mostly repeats (keyword stuffing) loses weight: neither repeating nor piling up
 // keywords buys rank.
+#include "z402/search/query.hpp"
 #include "z402/search/term_map.hpp"
 
 #include <boost/json/object.hpp>
@@ -30,6 +31,10 @@ struct document {
   std::vector<std::uint32_t> ends;                     // where each term ends in `text`
   std::array<std::uint32_t, field_count + 1> first{};  // index in `ends` of each field's first term
   std::array<std::uint16_t, field_count> length{};     // terms with their repeats
+  /// The share of the description's and tags' terms that WordNet makes a synonym or a
+  /// derivation of another of them, beyond the first three: an honest text says a thing in a
+  /// word or two, a keyword list in every word it has (ranking.cpp, listed_share).
+  float listed = 0;
   std::string origin;
 
   std::size_t term_count(field f) const { return first[f + 1] - first[f]; }
@@ -76,15 +81,33 @@ class index {
 
   /// Every document that shares a term with the query, best first; ties keep listing order.
   /// The whole ranking, scored exhaustively: the reference `top` is checked against.
-  std::vector<hit> rank(const std::vector<std::string>& query_terms) const;
+  std::vector<hit> rank(const query& q) const;
   /// The `k` best of the documents that share a term with the query and that `allowed` holds
   /// (positions ascending; every document when null), best first, ties in listing order: the
   /// same hits as the first `k` of `rank` so filtered. Fewer than `k` only when that is all of
   /// them. The cost is about k's, not the matches': documents are visited in listing order
   /// (so a later one never wins a tie), and once `k` are held, a stretch of postings whose
   /// upper bound cannot beat the k-th best is skipped unscored (block-max MaxScore).
-  std::vector<hit> top(const std::vector<std::string>& query_terms, std::size_t k,
-                       const std::vector<std::uint32_t>* allowed = nullptr) const;
+  std::vector<hit> top(const query& q, std::size_t k, const std::vector<std::uint32_t>* allowed = nullptr) const;
+
+  /// Why a document scored what it did: for each typed word it matched, the term that counted
+  /// (the query's term with the best score there), that score, and the fields holding the term.
+  struct reason {
+    const query_term* term;
+    double score;
+    std::vector<field> fields;
+  };
+  std::vector<reason> explain(const query& q, std::size_t position) const;
+
+  /// Whether a document holds `term`.
+  bool has_term(std::string_view term) const { return postings_of(term, term_shard::hash_of(term)) != nullptr; }
+  /// f(term, documents holding it) for every term of the catalog (the typo corrections' vocabulary).
+  template <class F>
+  void for_each_term(F&& f) const {
+    for (auto& shard : shards_)
+      if (shard)
+        for (auto& e : shard->entries()) f(e.term, e.value->list.size());
+  }
 
   const document& doc(std::size_t position) const { return *docs_[position]; }
   std::size_t size() const { return docs_.size(); }
@@ -114,18 +137,22 @@ class index {
     void bound();
     float block_bound(std::size_t b) const { return block_best.empty() ? best : block_best[b]; }
   };
-  /// A term of a query and what one unit of its weight adds to a score. Scores and their
-  /// bounds are taken here only, so a bound is the same product as the scores it bounds.
-  struct query_term {
+  /// A term of a query and what one unit of its weight adds to a score (its idf times the
+  /// query's weight of it), and the typed word it stands for. Scores and their bounds are
+  /// taken here only, so a bound is the same product as the scores it bounds.
+  struct scored_term {
     const term_postings* postings;
     double idf;
+    std::uint32_t word;
+    const query_term* source;
 
     double score(const posting& p) const { return idf * p.weight; }
     double best() const { return idf * postings->best; }
     double block_best(std::size_t b) const { return idf * postings->block_bound(b); }
   };
-  /// The terms of the query this index knows, in the order scores add them up (sorted, distinct).
-  std::vector<query_term> terms_of(const std::vector<std::string>& query_terms) const;
+  /// The terms of the query this index knows, in the order scores add them up (by typed word,
+  /// then term).
+  std::vector<scored_term> terms_of(const query& q) const;
   /// Gives `position` the number of `origin`, a new one if no document had it.
   void number_origin(std::size_t position, const std::string& origin);
 
@@ -161,10 +188,10 @@ struct ranked_page {
   bool more = false;
 };
 
-/// The page [offset, offset + limit) of spread_origins(idx, the ranking of `query_terms` among
+/// The page [offset, offset + limit) of spread_origins(idx, the ranking of `q` among
 /// `allowed` (null: all), per_origin), from as few of the best hits as it needs: `top` of a few
 /// times offset + limit, more only when origins run short.
-ranked_page page_of(const index& idx, const std::vector<std::string>& query_terms, const std::vector<std::uint32_t>* allowed,
-                    std::size_t per_origin, std::size_t offset, std::size_t limit);
+ranked_page page_of(const index& idx, const query& q, const std::vector<std::uint32_t>* allowed, std::size_t per_origin,
+                    std::size_t offset, std::size_t limit);
 
 }  // namespace z402::search

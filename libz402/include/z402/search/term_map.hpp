@@ -78,6 +78,7 @@ class term_map {
 
   /// Every term and its value, in the order they were first asked for (but for erase).
   std::vector<entry>& entries() { return entries_; }
+  const std::vector<entry>& entries() const { return entries_; }
   std::size_t size() const { return entries_.size(); }
   /// Gives back what growing left unused, once nothing more is added.
   void shrink_to_fit() { entries_.shrink_to_fit(); }
