@@ -223,9 +223,24 @@ describe("hostile servers", { concurrency: true }, () => {
     assertPricesLabelled(text);
   });
 
+  test("other words and languages find a listing, and --explain says through which expansion", async () => {
+    const forecast = item(1, { serviceName: "Weather forecast", description: "Daily weather forecast for any city." });
+    const srv = await serve((req, res) => page(res, [item(2), forecast], { limit: 100, offset: 0, total: 2 }));
+    const text = await discover(["--discovery", srv.url, "--intent", "will it snow tomorrow", "--explain"]);
+    const json = await discover(["--discovery", srv.url, "--intent", "¿va a nevar mañana?", "--explain", "--json"]);
+    srv.close();
+    assert.equal(text.code, 0);
+    assert.match(text.stdout.toString(), /^Weather forecast  GET https:\/\/svc1\.example\.com\/v1\/thing .*\n    why: snow > weather \(hypernym\) in name, description; tomorrow > daili \(hypernym\) in description\n/);
+    assert.match(text.stdout.toString(), /\npick: GET https:\/\/svc1\.example\.com\/v1\/thing\n$/);
+    const parsed = JSON.parse(json.stdout.toString());
+    assert.equal(parsed.pick.url, "https://svc1.example.com/v1/thing");
+    assert.match(parsed.resources[0].why, /^nevar > weather \(translation, es > hypernym of snow\) in name, description/);
+    assert.equal(parsed.resources[1].why, "no match");
+  });
+
   test("nothing in common is pick: none with exit 1; usage errors exit 2", async () => {
     const srv = await serve((req, res) => page(res, [item(1)], { limit: 100, offset: 0, total: 1 }));
-    const none = await discover(["--discovery", srv.url, "--intent", "xylophone"]);
+    const none = await discover(["--discovery", srv.url, "--intent", "florbix"]);  // no listing and no dictionary has it
     srv.close();
     assert.equal(none.code, 1);
     assert.match(none.stdout.toString(), /\npick: none\n$/);

@@ -75,6 +75,24 @@ test("search ranks, pages with cursors and refuses bad cursors", async () => {
   assert.equal((await get(`/discovery/search?query=${"a".repeat(513)}`)).status, 400);
 });
 
+test("explain=1 says why each result matched; a bad explain is refused naming it", async () => {
+  const r = await (await get("/discovery/search?query=fetch+a+webpage+as+markdown&limit=3&explain=1")).json();
+  assert.equal(r.explain.length, r.resources.length);
+  assert.equal(r.explain[0].resource, r.resources[0].resource);
+  assert.equal(r.resources[0].resource, "https://md.example.com/v1/markdown");
+  const words = r.explain[0].matches.map((m) => `${m.word}>${m.term}:${m.via}`);
+  assert.ok(words.includes("markdown>markdown:typed"), words.join(" "));
+  assert.ok(r.explain[0].matches.every((m) => m.fields.length > 0 && m.score > 0));
+  const sum = r.explain[0].matches.reduce((a, m) => a + m.score, 0);
+  assert.ok(Math.abs(sum - r.explain[0].score) < 1e-3);
+  assert.equal((await (await get("/discovery/search?query=markdown")).json()).explain, undefined);
+  const bad = await get("/discovery/search?query=markdown&explain=maybe");
+  assert.equal(bad.status, 400);
+  const body = await bad.json();
+  assert.equal(body.error, "invalid_filter");
+  assert.match(body.message, /explain/);
+});
+
 test("resolve lists every provider's item with one identity", async () => {
   const r = await get(`/discovery/resource?type=http&url=${encodeURIComponent("https://MD.example.com/v1/markdown/")}&method=GET`);
   assert.equal(r.status, 200);

@@ -5,6 +5,7 @@
 #include "z402/search/ranking.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 namespace z402::search {
@@ -14,6 +15,9 @@ constexpr std::size_t typo_min_letters = 5, two_typos_min_letters = 8;
 constexpr std::size_t typo_corrections = 3;  // per word: the nearest, then the commonest
 constexpr float typo_weight = 0.3f;          // one edit; each further one takes 0.05
 constexpr float chained_share = 0.85f;
+// A word's terms in the catalog that a query keeps: its best few say what it means; the rest
+// weigh less than them and each costs the ranking a list to walk.
+constexpr std::size_t most_terms_per_word = 8;
 constexpr float first_translation = 0.595f;  // the weight of a first sense's first gloss (0.6)        // a translation's own relations, beside their weight for English
 
 expansion via_of(relation r) {
@@ -43,49 +47,68 @@ std::size_t letters_of(std::string_view word) {
 }
 
 /// Optimal string alignment distance (Damerau-Levenshtein without edits of an edited span),
-/// over bytes; `limit` + 1 as soon as it must exceed `limit`.
+/// over bytes; `limit` + 1 as soon as it must exceed `limit`. Three rows on the stack: terms are
+/// under 256 bytes (the index's), and a longer one is no typo of a query word.
 std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t limit) {
-  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > limit) return limit + 1;
+  constexpr std::size_t most = 64;
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > limit || a.size() >= most || b.size() >= most) return limit + 1;
   const auto m = b.size();
-  std::vector<std::size_t> before(m + 1), previous(m + 1), current(m + 1);
-  for (std::size_t j = 0; j <= m; ++j) previous[j] = j;
+  std::array<std::uint8_t, most + 1> rows[3];
+  auto* before = rows[0].data();
+  auto* previous = rows[1].data();
+  auto* current = rows[2].data();
+  for (std::size_t j = 0; j <= m; ++j) previous[j] = static_cast<std::uint8_t>(j);
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    current[0] = i;
+    current[0] = static_cast<std::uint8_t>(i);
     std::size_t row_best = current[0];
     for (std::size_t j = 1; j <= m; ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) current[j] = std::min(current[j], before[j - 2] + 1);
-      row_best = std::min(row_best, current[j]);
+      const int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      int d = std::min({previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d = std::min(d, before[j - 2] + 1);
+      current[j] = static_cast<std::uint8_t>(d);
+      row_best = std::min<std::size_t>(row_best, current[j]);
     }
     if (row_best > limit) return limit + 1;
-    before.swap(previous);
-    previous.swap(current);
+    std::swap(before, previous);
+    std::swap(previous, current);
   }
   return previous[m];
 }
 
-/// One typed word's terms: term -> the best weight for it and how it came.
+/// One typed word's terms: each once, with the best weight for it and how it came. With a
+/// catalog, an expansion it does not hold is left out at once (most of a word's relations are
+/// in no catalog): the query stays as small as what it can match.
 class word_terms {
  public:
+  explicit word_terms(const index* idx) : idx_(idx) {}
+
+  /// Whether an expansion to `term` can match anything.
+  bool wanted(std::string_view term) const { return !idx_ || idx_->has_term(term); }
   void add(std::string_view term, float weight, expansion via, std::string note = {}) {
-    auto [at, fresh] = terms_.try_emplace(std::string{term});
-    if (fresh || weight > at->second.weight) at->second = {std::string{term}, weight, via, 0, std::move(note)};
+    if (via != expansion::typed && !wanted(term)) return;
+    auto at = std::find_if(terms_.begin(), terms_.end(), [&](auto& t) { return t.term == term; });
+    if (at == terms_.end()) terms_.push_back({std::string{term}, weight, via, 0, std::move(note)});
+    else if (weight > at->weight) *at = {std::string{term}, weight, via, 0, std::move(note)};
   }
-  bool empty() const { return terms_.empty(); }
   /// Whether the catalog holds any of these terms.
   bool any_in(const index& idx) const {
-    return std::any_of(terms_.begin(), terms_.end(), [&](auto& t) { return idx.has_term(t.first); });
+    return std::any_of(terms_.begin(), terms_.end(), [&](auto& t) { return idx.has_term(t.term); });
   }
+  /// Into `q` as the terms of its word `word`: the best `most_terms_per_word` (the word typed
+  /// first, then by weight), by term.
   void into(query& q, std::uint32_t word) {
-    for (auto& [term, t] : terms_) {
+    std::stable_sort(terms_.begin(), terms_.end(), [](auto& a, auto& b) { return a.weight > b.weight; });
+    if (terms_.size() > most_terms_per_word) terms_.resize(most_terms_per_word);
+    std::sort(terms_.begin(), terms_.end(), [](auto& a, auto& b) { return a.term < b.term; });
+    for (auto& t : terms_) {
       t.word = word;
       q.terms.push_back(std::move(t));
     }
   }
 
  private:
-  std::map<std::string, query_term> terms_;
+  const index* idx_;
+  std::vector<query_term> terms_;
 };
 
 /// The languages of a query, if foreign ones: those with the most of its words among their
@@ -135,7 +158,7 @@ void lexicon_terms(const lexicon& lex, std::string_view word, const std::string&
       // translation of a word is a kind of ("nevar": snow, then weather).
       const bool first = t.weight >= first_translation;
       for (auto& r : further)
-        if (r.via == relation::derivation || (first && r.via == relation::hypernym))
+        if ((r.via == relation::derivation || (first && r.via == relation::hypernym)) && out.wanted(r.term))
           out.add(r.term, r.weight * chained_share, expansion::translation,
                 std::string{code_of(lang)} + " > " + std::string{name_of(via_of(r.via))} + " of " + std::string{t.term});
     }
@@ -216,7 +239,7 @@ query expand(std::string_view text, const index* idx) {
   for (auto& [word, english_stem] : typed_words(all)) {
     // In a query in another language, that language's stopwords are no words ("en", "de").
     if (std::any_of(detected.begin(), detected.end(), [&](language l) { return lex.is_stopword(word, l); })) continue;
-    word_terms terms;
+    word_terms terms{idx};
     const bool known = lex.knows(english_stem);
     // A word English knows is English ("image" and "change" are French too) unless the query
     // is plainly in another language (two of its words or more are that language's).
