@@ -25,6 +25,7 @@ const medianRun = (name) => {
   return { ...runs[2], runs: runs.map((e) => e.settles_per_second) };
 };
 const engine = medianRun("engine");
+const searchAlone = JSON.parse(read("search-inprocess.json"));
 const engineAlone = medianRun("engine-alone");
 
 // benchmarks/run's wrk_pair: the round with the median ratio of z402-bazaar to nginx, and the
@@ -173,6 +174,19 @@ const md = [
     `figure follows the CPU a settle costs and the share the scheduler gives the sending thread; the runs with no reader show ` +
     `what the settle path alone does here.`,
   ``,
+  `## 3b. Search alone, in process (uncached: every query expanded and ranked)`,
+  ``,
+  `A page of 10 spread by origin, for 14 queries an agent sends in turn (the listings' words, other words, typos, Spanish, ` +
+    `Portuguese, French): expanded as the server does (search::expand), and their typed words alone (search::literal).`,
+  ``,
+  `| items | expanded queries/s | p50 µs | p99 µs | typed words only queries/s | p50 µs | p99 µs |`,
+  `|---|---|---|---|---|---|---|`,
+  ...searchAlone.sizes.map((x) => `| ${x.items} | ${Math.round(x.expanded.queriesPerSecond)} | ${x.expanded.p50us.toFixed(1)} | ${x.expanded.p99us.toFixed(1)} | ` +
+    `${Math.round(x.typedOnly.queriesPerSecond)} | ${x.typedOnly.p50us.toFixed(1)} | ${x.typedOnly.p99us.toFixed(1)} |`),
+  ``,
+  `The lexicon: ${searchAlone.lexicon.bytes} bytes of read-only data in the library, checked in ${searchAlone.lexicon.checkMs.toFixed(2)} ms; ` +
+    `the queries above made ${searchAlone.lexicon.rssKbByQueries} KB of it resident. Made from ${searchAlone.lexicon.sources}.`,
+  ``,
   `## 4. Memory`,
   ``,
   `| catalog | items | serialised bytes | idle RSS MB | peak RSS MB (under the load of 2) | peak / serialised |`,
@@ -198,5 +212,5 @@ const md = [
 ];
 mkdirSync(results, { recursive: true });
 writeFileSync(join(results, "latest.md"), md.join("\n") + "\n");
-writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, gzipReads, tlsReads, generator, mcpSearch, underWriteLoad: { idle, write, idleGzip, writeGzip, generatorShare: shares }, settlesAlone: settles, engine, engineAlone, memory, fullCatalogLoad: full, cluster, clusterReads,
+writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, gzipReads, tlsReads, generator, mcpSearch, underWriteLoad: { idle, write, idleGzip, writeGzip, generatorShare: shares }, settlesAlone: settles, engine, engineAlone, searchAlone, memory, fullCatalogLoad: full, cluster, clusterReads,
   targets: targets.map(([name, value, aim, met]) => ({ name, value, aim, met })) }, null, 2) + "\n");
