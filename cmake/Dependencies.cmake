@@ -1,5 +1,12 @@
 # Everything comes from Debian packages (see .ci/install-deps); nothing is downloaded here.
 
+# A missing package stops the configuration with one line that names it (CMake's own error
+# message would wrap it over several).
+function(z402_missing line)
+  message(NOTICE "${line}")
+  message(FATAL_ERROR "a package the build needs is missing (the line above names it)")
+endfunction()
+
 # CAF 0.17.6: Debian ships no CMake package config; z402CAF.cmake imports it (and is installed
 # with z402's own package, so a project that finds z402 gets the same targets).
 find_package(Threads REQUIRED)
@@ -40,12 +47,12 @@ endfunction()
 find_path(Z402_ICU_INCLUDE_DIR NAMES unicode/uchar.h)
 find_library(Z402_ICU_UC_LIBRARY NAMES icuuc)
 if(NOT Z402_ICU_INCLUDE_DIR OR NOT Z402_ICU_UC_LIBRARY)
-  message(FATAL_ERROR "z402: search needs the Debian package libicu-dev (ICU's unicode/uchar.h and libicuuc): apt-get install libicu-dev")
+  z402_missing("z402: search needs the Debian package libicu-dev (ICU's unicode/uchar.h and libicuuc): apt-get install libicu-dev")
 endif()
 find_path(Z402_STEMMER_INCLUDE_DIR NAMES libstemmer.h)
 find_library(Z402_STEMMER_LIBRARY NAMES stemmer)
 if(NOT Z402_STEMMER_INCLUDE_DIR OR NOT Z402_STEMMER_LIBRARY)
-  message(FATAL_ERROR "z402: search needs the Debian package libstemmer-dev (Snowball's libstemmer.h and libstemmer): apt-get install libstemmer-dev")
+  z402_missing("z402: search needs the Debian package libstemmer-dev (Snowball's libstemmer.h and libstemmer): apt-get install libstemmer-dev")
 endif()
 add_library(z402-text INTERFACE)
 add_library(z402::text ALIAS z402-text)

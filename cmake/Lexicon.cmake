@@ -4,7 +4,7 @@
 # with one line naming the package to install.
 function(z402_require_file path package)
   if(NOT EXISTS "${path}")
-    message(FATAL_ERROR "z402: the search lexicon needs the Debian package ${package} (${path} is missing): apt-get install ${package}")
+    z402_missing("z402: the search lexicon needs the Debian package ${package} (${path} is missing): apt-get install ${package}")
   endif()
 endfunction()
 
@@ -26,7 +26,7 @@ if(Z402_PERL)
   execute_process(COMMAND ${Z402_PERL} -MLingua::StopWords -e 1 RESULT_VARIABLE z402_stopwords_missing OUTPUT_QUIET ERROR_QUIET)
 endif()
 if(NOT Z402_PERL OR z402_stopwords_missing)
-  message(FATAL_ERROR "z402: the search lexicon needs the Debian package liblingua-stopwords-perl (Snowball's stopword lists): apt-get install liblingua-stopwords-perl")
+  z402_missing("z402: the search lexicon needs the Debian package liblingua-stopwords-perl (Snowball's stopword lists): apt-get install liblingua-stopwords-perl")
 endif()
 
 # What the lexicon was made from, with the packages' versions, written into it
