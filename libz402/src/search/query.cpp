@@ -238,7 +238,8 @@ query expand(std::string_view text, const index* idx) {
   const std::vector<language> every(std::begin(foreign_languages), std::end(foreign_languages));
   for (auto& [word, english_stem] : typed_words(all)) {
     // In a query in another language, that language's stopwords are no words ("en", "de").
-    if (std::any_of(detected.begin(), detected.end(), [&](language l) { return lex.is_stopword(word, l); })) continue;
+    const std::string_view w = word;  // a structured binding, which clang 14's lambdas cannot name
+    if (std::any_of(detected.begin(), detected.end(), [&](language l) { return lex.is_stopword(w, l); })) continue;
     word_terms terms{idx};
     const bool known = lex.knows(english_stem);
     // A word English knows is English ("image" and "change" are French too) unless the query
