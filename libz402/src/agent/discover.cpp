@@ -36,6 +36,12 @@ std::string shorten(std::string s, std::size_t max) {
   return s;
 }
 
+/// An item's tool name (MCP) or method (HTTP) as declared, terminal-safe; "" when it has none.
+std::string selector_of(const json::object& item) {
+  const bool mcp = text_at(item, {"type"}) == "mcp";
+  return text_at(item, {"extensions", "bazaar", "info", "input", mcp ? "toolName" : "method"});
+}
+
 std::string price_of(const json::object& item) {
   auto* first = wire::find_path(item, {"accepts"});
   if (!first || !first->is_array() || first->get_array().empty() || !first->get_array()[0].is_object()) return "-";
@@ -61,9 +67,7 @@ ranking rank(const std::vector<json::object>& items, std::string_view intent, bo
   std::vector<search::document> docs;
   docs.reserve(items.size());
   for (auto& item : items) {
-    const bool mcp = text_at(item, {"type"}) == "mcp";
-    auto selector = text_at(item, {"extensions", "bazaar", "info", "input", mcp ? "toolName" : "method"});
-    docs.push_back(search::make_document(item, selector));
+    docs.push_back(search::make_document(item, selector_of(item)));
   }
   std::vector<const search::document*> pointers;
   std::vector<std::uint64_t> keys;
@@ -110,8 +114,7 @@ resource_line line_of(const json::object& item, std::int64_t now_ms, double scor
   l.service_name = shorten(text_at(item, {"serviceName"}), 32);
   if (l.service_name.empty()) l.service_name = "-";
   auto type = text_at(item, {"type"});
-  l.method = type == "mcp" ? text_at(item, {"extensions", "bazaar", "info", "input", "toolName"})
-                           : text_at(item, {"extensions", "bazaar", "info", "input", "method"});
+  l.method = selector_of(item);
   if (l.method.empty()) l.method = type == "mcp" ? "mcp" : "GET";  // an HTTP item's method is GET when absent
   l.method = shorten(l.method, 32);
   l.url = shorten(text_at(item, {"resource"}), 300);

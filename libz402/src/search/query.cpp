@@ -14,11 +14,11 @@ namespace {
 constexpr std::size_t typo_min_letters = 5, two_typos_min_letters = 8;
 constexpr std::size_t typo_corrections = 3;  // per word: the nearest, then the commonest
 constexpr float typo_weight = 0.3f;          // one edit; each further one takes 0.05
-constexpr float chained_share = 0.85f;
+constexpr float chained_share = 0.85f;  // a translation's own relations, beside their weight for English
 // A word's terms in the catalog that a query keeps: its best few say what it means; the rest
 // weigh less than them and each costs the ranking a list to walk.
 constexpr std::size_t most_terms_per_word = 8;
-constexpr float first_translation = 0.595f;  // the weight of a first sense's first gloss (0.6)        // a translation's own relations, beside their weight for English
+constexpr float first_translation = 0.595f;  // the weight of a first sense's first gloss (0.6)
 
 expansion via_of(relation r) {
   switch (r) {
@@ -148,7 +148,7 @@ void lexicon_terms(const lexicon& lex, std::string_view word, const std::string&
     if (lex.is_stopword(word, lang)) continue;
     found.clear();
     lex.translations(lang, stem(word, lang), found);
-      std::vector<related_term> further;
+    std::vector<related_term> further;
     for (auto& t : found) {
       out.add(t.term, t.weight, expansion::translation, code_of(lang));
       further.clear();

@@ -438,20 +438,24 @@ std::vector<index::scored_term> index::terms_of(const query& q) const {
   auto idf = [&](double df) { return std::log(1.0 + (n - df + 0.5) / (df + 0.5)); };
   // An expansion counts below the word typed: its idf is at most the typed word's, where the
   // catalog has that word (a rare synonym must not outweigh a common word the agent typed).
+  std::vector<const term_postings*> found(q.terms.size());
   std::vector<double> typed_idf(q.words.size(), std::numeric_limits<double>::infinity());
-  for (auto& t : q.terms)
-    if (t.via == expansion::typed)
-      if (auto* found = postings_of(t.term, term_shard::hash_of(t.term))) typed_idf[t.word] = idf(static_cast<double>(found->list.size()));
-  for (auto& t : q.terms)
-    if (auto* found = postings_of(t.term, term_shard::hash_of(t.term))) {
-      const double df = static_cast<double>(found->list.size());
-      // An expansion that over half the catalog holds (the billing unit "call", the method
-      // "get", a host's "example") tells no listing from another: it would only make every
-      // listing match. (Of one or two listings, any term is half of them.)
-      if (t.via != expansion::typed && n > 2 && 2 * df > n) continue;
-      const double weight_idf = t.via == expansion::typed ? idf(df) : std::min(idf(df), typed_idf[t.word]);
-      terms.push_back({found, t.weight * weight_idf, t.word, &t});
-    }
+  for (std::size_t i = 0; i < q.terms.size(); ++i) {
+    auto& t = q.terms[i];
+    found[i] = postings_of(t.term, term_shard::hash_of(t.term));
+    if (found[i] && t.via == expansion::typed) typed_idf[t.word] = idf(static_cast<double>(found[i]->list.size()));
+  }
+  for (std::size_t i = 0; i < q.terms.size(); ++i) {
+    auto& t = q.terms[i];
+    if (!found[i]) continue;
+    const double df = static_cast<double>(found[i]->list.size());
+    // An expansion that over half the catalog holds (the billing unit "call", the method
+    // "get", a host's "example") tells no listing from another: it would only make every
+    // listing match. (Of one or two listings, any term is half of them.)
+    if (t.via != expansion::typed && n > 2 && 2 * df > n) continue;
+    const double weight_idf = t.via == expansion::typed ? idf(df) : std::min(idf(df), typed_idf[t.word]);
+    terms.push_back({found[i], t.weight * weight_idf, t.word, &t});
+  }
   return terms;
 }
 
@@ -539,7 +543,7 @@ std::vector<hit> index::top(const query& q, std::size_t k, const std::vector<std
   // every hit held and to every hit taken later (those score more): skipping it is exact, ties
   // included. A bound is combined as scores are (combine) from parts each at least the
   // document's, so it is never below the score, to the last bit.
-  auto sum = [&](const std::vector<double>& parts) { return combine(terms, parts); };
+  auto combined = [&](const std::vector<double>& parts) { return combine(terms, parts); };
   // Terms by their best contribution, least first: a prefix of them whose bests add up to no
   // more than the k-th best cannot place a document on their own, so only the others' lists
   // (the essential ones) propose documents; the prefix's are looked up for those.
@@ -575,7 +579,7 @@ std::vector<hit> index::top(const query& q, std::size_t k, const std::vector<std
         bound[i] = terms[i].block_best(b);
         end = std::min(end, list[std::min(list.size(), (b + 1) * block) - 1].doc);
       }
-      if (sum(bound) <= kth) {
+      if (combined(bound) <= kth) {
         for (auto j = essential; j < m; ++j)
           for (auto i = order[j]; at[i] < terms[i].postings->list.size() && terms[i].postings->list[at[i]].doc <= end;) ++at[i];
         continue;
@@ -600,7 +604,7 @@ std::vector<hit> index::top(const query& q, std::size_t k, const std::vector<std
       if (it != list.end() && it->doc == doc) parts[i] = terms[i].score(*it);
     }
     // Combined in the terms' order, as rank() adds them up, so a score is the same double there.
-    const double score = sum(parts);
+    const double score = combined(parts);
     if (best.size() < k) {
       best.push_back({doc, score});
       std::push_heap(best.begin(), best.end(), before);
@@ -616,7 +620,7 @@ std::vector<hit> index::top(const query& q, std::size_t k, const std::vector<std
       for (; essential < m; ++essential) {
         bound = cap;
         bound[order[essential]] = terms[order[essential]].best();
-        if (sum(bound) > kth) break;
+        if (combined(bound) > kth) break;
         cap.swap(bound);
       }
     }
