@@ -6,6 +6,7 @@
 #include <openssl/rand.h>
 
 #include <array>
+#include <memory>
 #include <stdexcept>
 
 namespace z402::crypto {
@@ -65,6 +66,67 @@ std::string hmac_sha256(std::string_view key, std::string_view data) {
             data.size(), mac.data(), &len))
     throw std::runtime_error("HMAC-SHA256 failed");
   return std::string(reinterpret_cast<const char*>(mac.data()), len);
+}
+
+namespace {
+
+using pkey_ptr = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
+using md_ctx_ptr = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
+
+const unsigned char* bytes_of(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
+
+pkey_ptr private_key_of(std::string_view seed) {
+  if (seed.size() != 32) throw std::invalid_argument("an Ed25519 private key is 32 bytes");
+  pkey_ptr key{EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, bytes_of(seed), seed.size()), &EVP_PKEY_free};
+  if (!key) throw std::runtime_error("OpenSSL could not load an Ed25519 key");
+  return key;
+}
+
+}  // namespace
+
+ed25519_key_pair ed25519_generate() {
+  ed25519_key_pair pair;
+  pair.seed.resize(32);
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(pair.seed.data()), 32) != 1)
+    throw std::runtime_error("the CSPRNG failed to produce a key");
+  pair.public_key = ed25519_public_key(pair.seed);
+  return pair;
+}
+
+std::string ed25519_public_key(std::string_view seed) {
+  auto key = private_key_of(seed);
+  std::string out(32, '\0');
+  std::size_t len = out.size();
+  if (EVP_PKEY_get_raw_public_key(key.get(), reinterpret_cast<unsigned char*>(out.data()), &len) != 1 || len != 32)
+    throw std::runtime_error("OpenSSL could not derive an Ed25519 public key");
+  return out;
+}
+
+std::string ed25519_sign(std::string_view seed, std::string_view message) {
+  // Ed25519 hashes inside the signature (PureEdDSA): no digest is named, and the message is
+  // given whole to one EVP_DigestSign; a context signs once and is freed.
+  auto key = private_key_of(seed);
+  md_ctx_ptr ctx{EVP_MD_CTX_new(), &EVP_MD_CTX_free};
+  std::string sig(64, '\0');
+  std::size_t len = sig.size();
+  if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1 ||
+      EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len, bytes_of(message), message.size()) != 1 ||
+      len != 64)
+    throw std::runtime_error("Ed25519 signing failed");
+  return sig;
+}
+
+bool ed25519_verify(std::string_view public_key, std::string_view message, std::string_view signature) {
+  if (public_key.size() != 32 || signature.size() != 64) return false;
+  pkey_ptr key{EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, bytes_of(public_key), public_key.size()), &EVP_PKEY_free};
+  md_ctx_ptr ctx{EVP_MD_CTX_new(), &EVP_MD_CTX_free};
+  if (!key || !ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1) return false;
+  return EVP_DigestVerify(ctx.get(), bytes_of(signature), signature.size(), bytes_of(message), message.size()) == 1;
+}
+
+void cleanse(std::string& secret) {
+  OPENSSL_cleanse(secret.data(), secret.size());
+  secret.clear();
 }
 
 bool constant_time_equal(std::string_view a, std::string_view b) {
