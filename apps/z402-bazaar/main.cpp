@@ -24,6 +24,7 @@ constexpr const char* commands_text =
     "  provider add|list|rotate|remove  manage provider keys\n"
     "  settle-key create                create a rail node's key for POST /discovery/settled\n"
     "  terms                            print the rail's terms every accepts entry must carry\n"
+    "  catalog-key root|online|delegate the keys that sign the catalog (docs/trust.md)\n"
     "\n"
     "Each command answers --help; --version prints the version.\n";
 
@@ -34,6 +35,18 @@ constexpr const char* provider_text =
     "  provider list                    name, payTo and creation time of every provider\n"
     "  provider rotate NAME             a new key for NAME; the old one stops working\n"
     "  provider remove NAME             removes NAME and its key; its items leave the catalog\n"
+    "\n"
+    "Each answers --help.\n";
+
+constexpr const char* catalog_key_text =
+    "usage: z402-bazaar catalog-key root|online|delegate [OPTIONS]\n"
+    "\n"
+    "  catalog-key root ORIGIN --out FILE   the root key, named ORIGIN (the catalog's name); keep FILE\n"
+    "                                       offline; prints the verifier key agents pin\n"
+    "  catalog-key online ORIGIN            the online key the server signs with, in DIR/catalog-online.key;\n"
+    "                                       prints its verifier key\n"
+    "  catalog-key delegate --root FILE     the keys note, signed by the root key, that delegates online\n"
+    "                                       keys, in DIR/catalog-keys.note\n"
     "\n"
     "Each answers --help.\n";
 
@@ -142,6 +155,60 @@ int settle_key(const std::vector<std::string>& args) {
   return app::settle_key_create(cfg);
 }
 
+int catalog_key(const std::vector<std::string>& args) {
+  if (args.empty()) return std::cerr << "z402-bazaar catalog-key: expected root, online or delegate (see z402-bazaar catalog-key --help)\n", 2;
+  if (args[0] == "--help" || args[0] == "-h") return std::cout << catalog_key_text, 0;
+  if (args[0] == "--version") return cli::print_version(program);
+  std::vector<std::string> rest{args.begin() + 1, args.end()};
+  config::bazaar_config cfg;
+  std::string config_file, origin, out;
+  std::vector<std::string> roots, online;
+  int days = 90;
+  auto& action = args[0];
+  cli::command cmd{"z402-bazaar catalog-key " + action, "", ""};
+  if (action == "root" || action == "online") {
+    cmd.operands.add_options()("origin", po::value(&origin)->required()->value_name("ORIGIN"),
+                               "the catalog's name, such as bazaar.example.com (no spaces, no '+')");
+    cmd.positional.add("origin", 1);
+  }
+  if (action == "root") {
+    cmd.synopsis = "ORIGIN --out FILE";
+    cmd.summary = "Creates the catalog's root key, named ORIGIN, in FILE (mode 0600; an existing file is refused). Keep it\n"
+                  "offline: it is needed only to delegate online keys. Prints the verifier key on stdout: what agents pin\n"
+                  "with z402-discover --root-key.";
+    cmd.options.add_options()("out", po::value(&out)->required()->value_name("FILE"), "where the private key is written");
+  } else if (action == "online") {
+    cmd.synopsis = "ORIGIN [OPTIONS]";
+    cmd.summary = "Creates the online key the server signs catalog notes with, in DIR/catalog-online.key (mode 0600), and\n"
+                  "prints its verifier key. Rotating: --replace, then delegate the new key; a running server signs with\n"
+                  "it once the keys note names it.";
+    data_options(cmd, cfg, config_file, false);
+    cmd.options.add_options()("replace", "replace an existing online key");
+  } else if (action == "delegate") {
+    cmd.synopsis = "--root FILE [--root FILE] [--online KEY]... [OPTIONS]";
+    cmd.summary = "Signs the keys note with the root key: it names the online keys (default: the one in\n"
+                  "DIR/catalog-online.key) and expires after --days. Written to DIR/catalog-keys.note (or --out); a\n"
+                  "running server reads it within a second. Two --root (the same ORIGIN): a root key's rotation, which\n"
+                  "agents pinning either accept.";
+    data_options(cmd, cfg, config_file, false);
+    cmd.options.add_options()                                                                                      //
+        ("root", po::value(&roots)->required()->value_name("FILE"), "the root key's file (at most two)")           //
+        ("online", po::value(&online)->value_name("KEY"), "an online verifier key to delegate (at most 8)")        //
+        ("days", po::value(&days)->value_name("N"), "the keys note's life in days (1 to 366; default 90)")          //
+        ("out", po::value(&out)->value_name("FILE"), "where the keys note is written (default DIR/catalog-keys.note)");
+  } else {
+    return std::cerr << "z402-bazaar catalog-key: unknown action '" << action
+                     << "'; expected root, online or delegate (see z402-bazaar catalog-key --help)\n",
+           2;
+  }
+  po::variables_map vm;
+  if (auto stop = cli::parse(cmd, rest, vm)) return *stop;
+  if (action == "root") return app::catalog_key_root(origin, out);
+  if (action == "online") return app::catalog_key_online(cfg, origin, vm.count("replace") > 0);
+  if (roots.size() > 2) return cli::usage_error(cmd, "at most two --root");
+  return app::catalog_key_delegate(cfg, roots, online, days, out);
+}
+
 int provider(const std::vector<std::string>& args) {
   if (args.empty()) return std::cerr << "z402-bazaar provider: expected add, list, rotate or remove (see z402-bazaar provider --help)\n", 2;
   if (args[0] == "--help" || args[0] == "-h") return std::cout << provider_text, 0;
@@ -186,7 +253,8 @@ int main(int argc, char** argv) {
   if (args[0] == "--help" || args[0] == "-h") return std::cout << commands_text, 0;
   if (args[0] == "--version") return cli::print_version(program);
   static const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands{
-      {"serve", serve_command}, {"provider", provider}, {"settle-key", settle_key}, {"terms", terms}};
+      {"serve", serve_command}, {"provider", provider}, {"settle-key", settle_key}, {"terms", terms},
+      {"catalog-key", catalog_key}};
   auto it = commands.find(args[0]);
   if (it == commands.end())
     return std::cerr << "z402-bazaar: unknown command '" << args[0] << "' (see z402-bazaar --help)\n", 2;

@@ -1,11 +1,13 @@
 // z402-discover: which paid resource fits an intent, chosen on this machine. It reads the
 // whole public list (never /discovery/search: the intent never leaves the machine), ranks it
 // locally and prints terminal-safe lines and a pick.
-//   exit 0: a pick; 1: pick: none; 2: usage; 3: the catalog could not be read.
+//   exit 0: a pick; 1: pick: none; 2: usage; 3: the catalog could not be read; 4-10: a signed
+//   catalog was refused, one exit code per check (trust/verification.hpp).
 #include "../common/cli.hpp"
 #include "z402/agent/catalog_reader.hpp"
 #include "z402/agent/discover.hpp"
 #include "z402/agent/private_mcp.hpp"
+#include "z402/agent/signed_reader.hpp"
 #include "z402/core/wall_clock.hpp"
 
 #include <iostream>
@@ -17,6 +19,46 @@ namespace po = boost::program_options;
 
 constexpr std::size_t max_message_bytes = 1u << 20;
 
+/// Where the catalog comes from: signed (a root key pinned) or not.
+struct trust_options {
+  std::string root_key, mirror, state_file;
+};
+
+void add_trust_options(cli::command& cmd, trust_options& t) {
+  cmd.options.add_options()                                                                                       //
+      ("root-key", po::value(&t.root_key)->value_name("KEY"),
+       "the catalog's root verifier key (z402-bazaar catalog-key root): read the signed catalog and check it")  //
+      ("mirror", po::value(&t.mirror)->value_name("URL"), "with --root-key: read the catalog's bytes from URL/<sha256>.json")  //
+      ("state-file", po::value(&t.state_file)->value_name("FILE"),
+       "with --root-key: what was seen of each catalog (default $XDG_STATE_HOME/z402-discover/catalogs.json)");
+}
+
+/// The signed source of `t`, or the usage error that says why there is none.
+expected<agent::signed_source> signed_source_of(const trust_options& t, const std::string& discovery) {
+  auto root = trust::parse_verifier(t.root_key, "--root-key");
+  if (!root) return root.error();
+  return agent::signed_source{std::move(*root), discovery, t.mirror,
+                              t.state_file.empty() ? agent::default_state_file() : std::filesystem::path{t.state_file}};
+}
+
+/// The catalog as the options say to read it: signed, or the public list. A refusal is one line
+/// in `refusal` (and no items); without a pinned key, stderr says once that nothing was verified.
+agent::catalog_read read(http::client& client, const std::optional<agent::signed_source>& source, const std::string& discovery,
+                         const agent::read_limits& limits, std::optional<trust::refusal>* refusal) {
+  if (!source) {
+    static bool said = false;
+    if (!std::exchange(said, true))
+      std::cerr << "z402-discover: the catalog is not verified (no --root-key pinned)" << std::endl;
+    return agent::read_catalog(client, discovery, limits);
+  }
+  auto signed_read = agent::read_signed_catalog(client, *source, limits, system_wall_clock{}.now_ms());
+  if (signed_read.refused) {
+    signed_read.catalog.error = signed_read.refused->line();
+    if (refusal) *refusal = std::move(signed_read.refused);
+  }
+  return std::move(signed_read.catalog);
+}
+
 /// `z402-discover mcp`: newline-delimited JSON-RPC on stdin and stdout (MCP's stdio transport).
 int serve_mcp(const std::vector<std::string>& args) {
   std::string discovery;
@@ -26,11 +68,19 @@ int serve_mcp(const std::vector<std::string>& args) {
                    "as z402-discover (re-read at most once a minute) and ranks it on this machine: what the agent\n"
                    "looks for is never sent. Messages are JSON-RPC, one per line; nothing else is written to stdout."};
   cli::catalog_options(cmd, discovery);
+  trust_options t;
+  add_trust_options(cmd, t);
   po::variables_map vm;
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
+  std::optional<agent::signed_source> source;
+  if (!t.root_key.empty()) {
+    auto s = signed_source_of(t, discovery);
+    if (!s) return cli::usage_error(cmd, s.error().reason);
+    source = std::move(*s);
+  }
   http::client client{!vm.count("insecure")};
   auto now = [] { return system_wall_clock{}.now_ms(); };
-  agent::catalog_copy copy{[&] { return agent::read_catalog(client, discovery, agent::read_limits{}); }, now};
+  agent::catalog_copy copy{[&] { return read(client, source, discovery, agent::read_limits{}, nullptr); }, now};
   auto server = agent::make_private_mcp(copy, now);
   std::string line;
   while (std::getline(std::cin, line)) {
@@ -53,8 +103,14 @@ int main(int argc, char** argv) {
                    "Reads the catalog at URL page by page (60 s and 32 MiB for the whole run, at most 1000\n"
                    "resources in 100 pages), ranks it for the intent on this machine with the server's search (the\n"
                    "intent is never sent), prints it and a pick.\n"
-                   "Exit 0 with a pick, 1 with pick: none, 2 on usage errors, 3 when the catalog could not be read."};
+                   "With --root-key it reads the signed catalog instead, and ranks it only once the keys note, the\n"
+                   "catalog note, the bytes and this agent's history of that catalog all check (docs/trust.md).\n"
+                   "Exit 0 with a pick, 1 with pick: none, 2 on usage errors, 3 when the catalog could not be read;\n"
+                   "a signed catalog refused: 4 keys-signature, 5 keys-expired, 6 catalog-signature, 7 catalog-expired,\n"
+                   "8 catalog-bytes, 9 rollback, 10 equivocation."};
   cli::catalog_options(cmd, discovery);
+  trust_options t;
+  add_trust_options(cmd, t);
   cmd.options.add_options()                                                                         //
       ("intent", po::value(&intent)->required()->value_name("TEXT"), "what the agent wants to do")    //
       ("json", "print JSON instead of text")                                                          //
@@ -70,22 +126,36 @@ int main(int argc, char** argv) {
   bool as_json = vm.count("json") > 0, insecure = vm.count("insecure") > 0;
   if (intent.find_first_not_of(" \t") == std::string::npos) return cli::usage_error(cmd, "--intent must say something");
 
+  std::optional<agent::signed_source> source;
+  if (!t.root_key.empty()) {
+    auto s = signed_source_of(t, discovery);
+    if (!s) return cli::usage_error(cmd, s.error().reason);
+    source = std::move(*s);
+  } else if (!t.mirror.empty() || !t.state_file.empty()) {
+    return cli::usage_error(cmd, "--mirror and --state-file go with --root-key");
+  }
+
   http::client client{!insecure};
-  auto read = agent::read_catalog(client, discovery, limits);
-  if (read.error) {
-    std::cerr << "z402-discover: could not read the catalog: " << *read.error << std::endl;
+  std::optional<trust::refusal> refusal;
+  auto catalog = read(client, source, discovery, limits, &refusal);
+  if (refusal) {
+    std::cerr << "z402-discover: " << refusal->line() << std::endl;
+    return trust::exit_code_of(refusal->failed);
+  }
+  if (catalog.error) {
+    std::cerr << "z402-discover: could not read the catalog: " << *catalog.error << std::endl;
     return 3;
   }
-  auto ranked = agent::rank(read.items, intent, vm.count("explain") > 0);
+  auto ranked = agent::rank(catalog.items, intent, vm.count("explain") > 0);
   auto now = system_wall_clock{}.now_ms();
   std::vector<agent::resource_line> lines;
-  lines.reserve(read.items.size());
+  lines.reserve(catalog.items.size());
   for (auto pos : ranked.order)
-    lines.push_back(agent::line_of(read.items[pos], now, ranked.scores[pos], ranked.why.empty() ? std::string{} : ranked.why[pos]));
+    lines.push_back(agent::line_of(catalog.items[pos], now, ranked.scores[pos], ranked.why.empty() ? std::string{} : ranked.why[pos]));
   bool picked = ranked.pick.has_value();
   std::cout << (as_json ? agent::render_json(lines, picked) : agent::render_text(lines, picked));
-  if (read.capped)
-    std::cerr << "z402-discover: read the first " << read.items.size() << " resources (" << read.pages
+  if (catalog.capped)
+    std::cerr << "z402-discover: read the first " << catalog.items.size() << " resources (" << catalog.pages
               << " pages): the limit of one run" << std::endl;
   return picked ? 0 : 1;
 }

@@ -6,6 +6,7 @@
 #include "routes/list_query.hpp"
 #include "routes/page_files.hpp"
 #include "routes/read_response.hpp"
+#include "z402/core/gzip.hpp"
 #include "z402/wire/iso_time.hpp"
 
 #include <unistd.h>
@@ -201,7 +202,7 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
   // neither compressed nor rendered again.
   auto compressed = routes::read_response(req, routes::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
   CAF_CHECK_EQUAL(encoding(compressed), "gzip");
-  CAF_CHECK_EQUAL(compressed.body().flatten(), routes::gzip(std::string_view{text}));
+  CAF_CHECK_EQUAL(compressed.body().flatten(), compression::gzip(std::string_view{text}));
   CAF_CHECK_EQUAL(renders, 2);
   for (int i = 0; i < 3; ++i) {
     auto again = routes::read_response(req, routes::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
@@ -229,7 +230,7 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
   std::string in_file(large.body().file->size(), '\0');
   CAF_REQUIRE_EQUAL(::pread(large.body().file->fd(), in_file.data(), in_file.size(), 0), static_cast<ssize_t>(in_file.size()));
   CAF_CHECK(in_file == large.body().flatten());
-  CAF_CHECK(in_file == routes::gzip(std::string_view{noise}));
+  CAF_CHECK(in_file == compression::gzip(std::string_view{noise}));
   // A page of at most 1 KiB goes as it is, and its claim is given up: the next reader of it is
   // not deferred.
   auto held = gzip.held_bytes();
@@ -417,7 +418,7 @@ CAF_TEST(a page that a newer version did not change takes the bytes made for the
     auto again_plain = read(plain, v2, page * 100);
     CAF_CHECK_EQUAL(again == first[page], page != 1);
     CAF_CHECK_EQUAL(again_plain == first_plain[page], page != 1);
-    CAF_CHECK(again == routes::gzip(std::string_view{again_plain}));
+    CAF_CHECK(again == compression::gzip(std::string_view{again_plain}));
   }
   CAF_CHECK_EQUAL(gzip.made.value(), 4u);
   CAF_CHECK_EQUAL(gzip.reused.value(), 2u);

@@ -31,7 +31,7 @@ constexpr std::int64_t minute = 60'000;
 
 /// A root, an online key, and the two notes they sign, as a primary would publish them.
 struct signed_catalog {
-  signer_key root = std::move(*generate_signer("bazaar.test/root"));
+  signer_key root = std::move(*generate_signer("bazaar.test"));
   signer_key online = std::move(*generate_signer("bazaar.test/online"));
   std::string bytes = R"({"x402Version":2,"items":[],"pagination":{"limit":0,"offset":0,"total":0}})";
   keys_statement keys{"bazaar.test", now + 90 * 24 * 60 * minute, {online.verifier()}};
@@ -220,4 +220,20 @@ CAF_TEST(the checks of the agent name what failed) {
   CAF_CHECK_EQUAL(exit_code_of(check::keys_signature), 4);
   CAF_CHECK_EQUAL(exit_code_of(check::equivocation), 10);
   CAF_CHECK_EQUAL(check_history(remembered{8, c.sha256}, c)->line().substr(0, 19), "refused (rollback):");
+}
+
+CAF_TEST(a keys note signed by two roots opens with either) {
+  auto old_root = std::move(*generate_signer("bazaar.test"));
+  auto new_root = std::move(*generate_signer("bazaar.test"));
+  auto online = std::move(*generate_signer("bazaar.test/online"));
+  keys_statement keys{"bazaar.test", now + minute, {online.verifier()}};
+  auto note = sign_note(text_of(keys), std::vector<const signer_key*>{&old_root, &new_root});
+  CAF_REQUIRE(note);
+  auto catalog = *sign_note(text_of(catalog_statement{"bazaar.test", 1, 0, std::string(32, 'h'), now + minute}), online);
+  CAF_CHECK(verify_notes(old_root.verifier(), *note, catalog, now).notes);
+  CAF_CHECK(verify_notes(new_root.verifier(), *note, catalog, now).notes);
+  CAF_CHECK(!sign_note(text_of(keys), std::vector<const signer_key*>{}));
+  // The root's name is the catalog's origin: a keys note for another origin is refused.
+  auto stranger = std::move(*generate_signer("other.test"));
+  CAF_CHECK_EQUAL(failed_check(verify_notes(stranger.verifier(), *sign_note(text_of(keys), stranger), catalog, now)), check::keys_signature);
 }

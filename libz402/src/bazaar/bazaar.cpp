@@ -59,8 +59,10 @@ namespace {
 constexpr std::chrono::milliseconds file_poll_interval{250};
 
 /// The engine's options: the config's, and the saved catalog as the keys read now allow it.
-catalog::engine_options engine_options_of(const config::bazaar_config& cfg, const auth::key_store& keys, const telemetry::logger& log) {
+catalog::engine_options engine_options_of(const config::bazaar_config& cfg, const auth::key_store& keys, const telemetry::logger& log,
+                                          std::optional<catalog::engine_options::signing_setup> signing) {
   catalog::engine_options options;
+  options.signing = std::move(signing);
   options.limits = cfg.limits;
   options.terms = cfg.terms;
   options.allow_http_resources = cfg.allow_http_resources;
@@ -112,13 +114,14 @@ expected<std::shared_ptr<http::tls_certificates>> certificates_of(const config::
 /// everything that posts into them, the engine outlives the routes that call it.
 struct bazaar::running {
   running(caf::actor_system& sys, const config::bazaar_config& cfg, telemetry::logger log, auth::keyring_file keyring,
-          std::shared_ptr<http::tls_certificates> certificates, std::size_t max_connections)
+          std::shared_ptr<http::tls_certificates> certificates, std::size_t max_connections,
+          std::optional<catalog::engine_options::signing_setup> signing)
       : cfg(cfg),
         log(std::move(log)),
         tls(std::move(certificates)),
         io(cfg.io_threads),
         keys(auth::keyring_path(cfg.data_dir), this->log, std::move(keyring)),
-        engine(sys, engine_options_of(cfg, keys, this->log)),
+        engine(sys, engine_options_of(cfg, keys, this->log, std::move(signing))),
         access(cfg.access_log ? this->log : telemetry::logger{}),
         settles(io.main(), engine),
         // Search cursors are signed with a key of this run: a restart ends open searches, nothing else.
@@ -206,7 +209,11 @@ expected<std::unique_ptr<bazaar>> bazaar::start(caf::actor_system& sys, const co
   auto certificates = certificates_of(cfg, log);
   if (!certificates) return refuse(certificates.error());
 
-  auto r = std::make_unique<running>(sys, cfg, log, std::move(*keyring), std::move(*certificates), *max_connections);
+  auto signing = startup::signing_of(cfg, system_wall_clock{}.now_ms(), log);
+  if (!signing) return refuse(signing.error());
+
+  auto r = std::make_unique<running>(sys, cfg, log, std::move(*keyring), std::move(*certificates), *max_connections,
+                                     std::move(*signing));
   r->engine.set_payees(startup::payees_of(*r->keys.current()));
   auto fail = [&](const error& e) {
     r->engine.stop();

@@ -52,6 +52,36 @@ catalog::catalog_load load_catalog_records(const std::filesystem::path& file, co
   return loaded;
 }
 
+expected<std::optional<catalog::engine_options::signing_setup>> signing_of(const config::bazaar_config& cfg, std::int64_t now_ms,
+                                                                             const telemetry::logger& log) {
+  using setup = std::optional<catalog::engine_options::signing_setup>;
+  auto files = config::signing_files_in(cfg.data_dir);
+  std::error_code ec;
+  if (!std::filesystem::exists(files.keys_note, ec)) {
+    if (std::filesystem::exists(files.online_key, ec))
+      log.warning("an online catalog key but no keys note: the catalog is not signed (z402-bazaar catalog-key delegate)",
+                  {{"file", files.keys_note.string()}});
+    return setup{};
+  }
+  if (cfg.follow) {
+    log.info("a follower serves its primary's signed catalog; its own keys note is not used", {{"file", files.keys_note.string()}});
+    return setup{};
+  }
+  auto keys = config::load_signing_keys(files, now_ms);
+  if (!keys) return keys.error();
+  auto sequence = config::read_sequence(files.sequence);
+  if (!sequence) return sequence.error();
+  constexpr std::int64_t warn_ms = 14LL * 24 * 3600 * 1000;
+  if (keys->keys.expires_ms - now_ms < warn_ms)
+    log.warning("the catalog's keys note expires within 14 days; sign a new one with the root key (z402-bazaar catalog-key delegate)",
+                {{"expires", wire::format_iso_ms(keys->keys.expires_ms)}});
+  log.info("the catalog is signed", {{"origin", keys->keys.origin},
+                                     {"onlineKey", keys->online.verifier().text()},
+                                     {"keysExpire", wire::format_iso_ms(keys->keys.expires_ms)},
+                                     {"lastSequence", std::to_string(*sequence)}});
+  return setup{catalog::engine_options::signing_setup{std::move(files), std::move(*keys), *sequence}};
+}
+
 catalog::payee_map payees_of(const auth::keyring& keys) {
   catalog::payee_map payees;
   for (auto& p : keys.providers) payees.emplace(p.pay_to, p.name);

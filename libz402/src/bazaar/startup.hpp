@@ -32,6 +32,12 @@ expected<std::size_t> connection_limit(std::size_t configured);
 catalog::catalog_load load_catalog_records(const std::filesystem::path& file, const auth::keyring& keys, std::int64_t now,
                                           const telemetry::logger& log);
 
+/// A primary's signed catalog (docs/trust.md): on when the data directory holds a keys note.
+/// Refused (the file's error) when the keys note, the online key or the sequence file do not
+/// check; a follower signs nothing (it serves its primary's notes) and gets nullopt.
+expected<std::optional<catalog::engine_options::signing_setup>> signing_of(const config::bazaar_config& cfg, std::int64_t now_ms,
+                                                                             const telemetry::logger& log);
+
 /// Who is paid at which payTo, from the keyring.
 catalog::payee_map payees_of(const auth::keyring& keys);
 

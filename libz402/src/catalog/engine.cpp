@@ -4,6 +4,7 @@
 #include "catalog/forwarded_writes_actor.hpp"
 #include "catalog/payment_file.hpp"
 #include "catalog/persistence_actor.hpp"
+#include "catalog/signer_actor.hpp"
 #include "catalog/registry_actor.hpp"
 #include "catalog/replica_actor.hpp"
 #include "catalog/settle_actor.hpp"
@@ -75,6 +76,13 @@ engine::engine(caf::actor_system& sys, engine_options options) : sys_(sys) {
     for (auto& name : loaded) directory_->get(name);
   }
   settle_ = sys.spawn(catalog::settle, ctx_, directory_, std::move(payments.records));
+  if (options.signing && !options.follow) {
+    signing_rhythm rhythm;
+    rhythm.interval = options.signing->interval;
+    signer_ = spawn_detached(sys, catalog::signer, options.signing->files,
+                             std::make_shared<config::signing_keys>(std::move(options.signing->keys)), options.signing->sequence,
+                             rhythm, std::shared_ptr<const snapshot_store>{store_}, signed_, ctx_);
+  }
 }
 
 engine::~engine() { stop(); }
@@ -181,6 +189,7 @@ void engine::stop() {
   stop(feed_);
   stop(writes_);
   stop(registry_);
+  stop(signer_);
   stop(persistence_);
 }
 

@@ -26,9 +26,7 @@ struct compressed_page {
 using gzip_cache = etag_cache<compressed_page, 32>;
 constexpr std::size_t gzip_cache_budget = 8u << 20;
 
-/// gzip of `body` (the gzip wrapper of RFC 1952, level 1: JSON compresses well even so).
-std::string gzip(std::string_view body);
-/// The same for a page of pieces, streamed through zlib without flattening it first.
+/// gzip of a page of pieces (core/gzip.hpp), streamed through zlib without flattening it first.
 std::string gzip(const http::response_text& page);
 
 }  // namespace z402::routes

@@ -8,6 +8,7 @@
 #include "routes/read_response.hpp"
 #include "routes/refusal.hpp"
 #include "routes/resource_query.hpp"
+#include "routes/signed_catalog.hpp"
 #include "routes/web_page.hpp"
 #include "z402/rules/settlement.hpp"
 #include "z402/wire/base64.hpp"
@@ -67,6 +68,13 @@ http::response health_response(const bazaar_routes& routes, const catalog::snaps
     body["primary"] = std::move(primary);
   } else if (routes.node.role == "primary") {
     body["followers"] = stats.followers.load(std::memory_order_relaxed);
+  }
+  // A node cut from its primary serves its last signed catalog until the note expires.
+  if (auto pub = routes.engine.signed_catalog()) {
+    auto left = (pub->expires_ms - routes.engine.context().clock->now_ms()) / 1000;
+    body["signedCatalog"] = {{"sequence", pub->sequence},
+                             {"expires", wire::format_iso_ms(pub->expires_ms)},
+                             {"secondsLeft", std::max<std::int64_t>(left, 0)}};
   }
   return http::json_response(200, boost::json::serialize(body));
 }
@@ -166,6 +174,8 @@ http::response handle_read(bazaar_routes& routes, const http::request& req, rout
   if (r == route::web) return web_response(req, http::path_of({req.target().data(), req.target().size()}));
   if (r == route::metrics) return metrics_response(routes);
   if (r == route::terms) return terms_response(routes.reads, req);
+  if (r == route::signed_catalog)
+    return signed_catalog_response(req, http::path_of({req.target().data(), req.target().size()}), routes.engine.signed_catalog());
   auto snap = routes.engine.snapshots().load_cached();
   if (r == route::health) return health_response(routes, *snap);
   auto res = catalog_read(routes.engine, routes.reads, req, r, snap);

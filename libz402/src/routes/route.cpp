@@ -12,6 +12,7 @@ route route_of(std::string_view path) {
   if (path == "/discovery/declarations") return route::declarations;
   if (path == "/discovery/settled") return route::settled;
   if (path == "/discovery/mcp") return route::mcp;
+  if (path.starts_with("/discovery/catalog/")) return route::signed_catalog;
   if (path == "/health") return route::health;
   if (path == "/metrics") return route::metrics;
   if (is_web_path(path)) return route::web;

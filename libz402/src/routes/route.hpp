@@ -6,12 +6,12 @@
 
 namespace z402::routes {
 
-enum class route { health, resources, search, resource, terms, declarations, settled, mcp, metrics, web, not_found };
+enum class route { health, resources, search, resource, terms, declarations, settled, mcp, metrics, web, signed_catalog, not_found };
 
 /// The metrics label of each route, in the order of `route`.
 inline constexpr std::string_view route_names[] = {"health",       "resources", "search", "resource", "terms",
                                                    "declarations", "settled",   "mcp",    "metrics",  "web",
-                                                   "not_found"};
+                                                   "signed_catalog", "not_found"};
 
 route route_of(std::string_view path);
 

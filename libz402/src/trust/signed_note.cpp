@@ -131,22 +131,33 @@ expected<signer_key> parse_signer(std::string_view text, std::string field) {
   return key;
 }
 
-expected<std::string> sign_note(std::string_view text, const signer_key& signer) {
+expected<std::string> sign_note(std::string_view text, const std::vector<const signer_key*>& signers) {
   if (text.empty() || text.back() != '\n') return refused("text", "a note's text ends with a newline");
   for (std::size_t at = 0; at < text.size();) {
     auto end = text.find('\n', at);
     if (auto ok = rules::check_shown_text(text.substr(at, end - at), "text"); !ok) return ok.error();
     at = end + 1;
   }
-  auto& v = signer.verifier();
+  if (signers.empty()) return refused("signers", "a note needs a signature");
   std::string out{text};
   out += "\n";
-  out += signature_prefix;
-  out += v.name;
-  out += ' ';
-  out += wire::base64_encode(big_endian(v.hash) + signer.sign(text));
-  out += '\n';
+  for (auto* signer : signers) {
+    auto& v = signer->verifier();
+    out += signature_prefix;
+    out += v.name;
+    out += ' ';
+    out += wire::base64_encode(big_endian(v.hash) + signer->sign(text));
+    out += '\n';
+  }
   return out;
+}
+
+expected<std::string> sign_note(std::string_view text, const signer_key& signer) { return sign_note(text, std::vector{&signer}); }
+
+std::optional<std::string_view> unverified_text(std::string_view note) {
+  auto split = note.rfind("\n\n");
+  if (split == std::string_view::npos || note.back() != '\n' || split + 2 == note.size()) return std::nullopt;
+  return note.substr(0, split + 1);
 }
 
 note_opening open_note(std::string_view note, const std::vector<verifier_key>& known) {

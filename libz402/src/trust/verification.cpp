@@ -36,6 +36,8 @@ notes_verdict verify_notes(const verifier_key& root, std::string_view keys_note,
   if (!keys_open.note) return refused_notes(check::keys_signature, "the keys note: " + keys_open.refusal->reason);
   auto keys = parse_keys_statement(keys_open.note->text);
   if (!keys) return refused_notes(check::keys_signature, "the keys note, signed by the root key, is not a keys note: " + keys.error().reason);
+  if (keys->origin != root.name)
+    return refused_notes(check::keys_signature, "the keys note is for " + keys->origin + ", the root key names " + root.name);
   if (expired(keys->expires_ms, now_ms))
     return refused_notes(check::keys_expired, "the keys note expired at " + wire::format_iso_ms(keys->expires_ms));
   auto catalog_open = open_note(catalog_note, keys->online);

@@ -104,6 +104,11 @@ using feed_actor = feed_remote_actor::extend<
     /// ENGINE: the keyring file's text, at start and whenever it changed.
     caf::reacts_to<atom::keyring, std::string>>;
 
+/// SIGNER: a primary's signed catalog (signer_actor.hpp).
+using signer_actor = caf::typed_actor<
+    /// itself: a second has passed; it signs the newest snapshot when that is due.
+    caf::reacts_to<atom::tick>>;
+
 /// WRITES: a primary's forwarded writes, handed to its PROVIDERs and SETTLE
 /// (forwarded_writes_actor.hpp).
 using writes_actor = forwarded_writes::extend<

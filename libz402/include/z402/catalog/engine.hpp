@@ -8,6 +8,8 @@
 #include "z402/catalog/engine_context.hpp"
 #include "z402/catalog/provider_directory.hpp"
 #include "z402/catalog/settle_window.hpp"
+#include "z402/catalog/signed_catalog.hpp"
+#include "z402/config/signing_files.hpp"
 #include "z402/config/listen_address.hpp"
 
 #include <boost/json/value.hpp>
@@ -60,6 +62,16 @@ struct engine_options {
   /// for itself. The HTTP layer's batches are not counted here: its connections bound them.
   std::size_t max_settles_in_flight = 4096;
   telemetry::logger log;               // where the actors' lines go (e.g. "catalog not saved")
+  /// A primary's signed catalog (docs/trust.md): its files, and the keys and last sequence read
+  /// from them at start. None: the catalog is not signed here (a follower serves its primary's).
+  struct signing_setup {
+    config::signing_files files;
+    config::signing_keys keys;
+    std::uint64_t sequence = 0;
+    /// Between publications of a changing catalog; notes are re-signed every 5 minutes.
+    std::chrono::milliseconds interval{10'000};
+  };
+  std::optional<signing_setup> signing;
 };
 
 class engine {
@@ -76,6 +88,8 @@ class engine {
   /// is paymentRequirements.payTo). Replaces the previous map.
   void set_payees(payee_map payees);
 
+  /// The signed catalog's newest publication (null: not signed, or not yet).
+  signed_publication_ptr signed_catalog() const { return signed_->load(); }
   /// Sends a validated declaration to its PROVIDER (at a follower, to the primary's); `done`
   /// gets the outcome on an actor thread. One whose digest repeats the provider's last
   /// declaration (a heartbeat) only moves its items' lastSeen on.
@@ -145,7 +159,9 @@ class engine {
   // Shared with the actors that publish into it (REGISTRY, REPLICA): one that runs, or first
   // starts, after the engine is gone still publishes into a live store.
   std::shared_ptr<snapshot_store> store_ = std::make_shared<snapshot_store>();
+  std::shared_ptr<signed_store> signed_ = std::make_shared<signed_store>();
   persistence_actor persistence_;
+  signer_actor signer_;    // a primary's that signs; null otherwise
   registry_actor registry_;
   settle_actor settle_;
   std::shared_ptr<provider_directory> directory_;

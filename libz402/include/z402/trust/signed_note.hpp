@@ -57,7 +57,11 @@ expected<verifier_key> parse_verifier(std::string_view text, std::string field =
 /// Parses a signer key's text (surrounding whitespace ignored), checked the same way.
 expected<signer_key> parse_signer(std::string_view text, std::string field = "key");
 
-/// `text` (lines, each ending in "\n") signed by `signer`: the note's whole bytes.
+/// `text` (lines, each ending in "\n") signed by each of `signers` in turn: the note's whole
+/// bytes. More than one signer: a keys note during a root key's rotation, which agents pinning
+/// either root accept.
+expected<std::string> sign_note(std::string_view text, const std::vector<const signer_key*>& signers);
+/// The same with one signer.
 expected<std::string> sign_note(std::string_view text, const signer_key& signer);
 
 /// A note whose signature by a known key checked out.
@@ -85,5 +89,9 @@ struct note_opening {
   std::optional<note_refusal> refusal;  // set when `note` is not
 };
 note_opening open_note(std::string_view note, const std::vector<verifier_key>& known);
+
+/// The text of a well-formed note, its signatures not checked: for the primary, which holds the
+/// keys note but not the root key that signed it (the agents check that signature).
+std::optional<std::string_view> unverified_text(std::string_view note);
 
 }  // namespace z402::trust

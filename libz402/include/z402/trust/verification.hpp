@@ -46,7 +46,8 @@ struct notes_verdict {
   std::optional<verified_notes> notes;
   std::optional<refusal> refused;  // set when `notes` is not
 };
-/// The keys note opened with `root` and still valid at `now_ms`, then the catalog note opened
+/// The keys note opened with `root`, for the origin the root key names (a root key's name is its
+/// catalog's origin) and still valid at `now_ms`, then the catalog note opened
 /// with the keys it names, of the same origin and still valid.
 notes_verdict verify_notes(const verifier_key& root, std::string_view keys_note, std::string_view catalog_note, std::int64_t now_ms);
 

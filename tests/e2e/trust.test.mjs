@@ -1,0 +1,303 @@
+// The signed catalog (docs/trust.md): keys made with z402-bazaar catalog-key, notes served by a
+// primary, copied to nginx and checked by z402-discover --root-key, by Go's own note package
+// (golang.org/x/mod/sumdb/note) and against tampering, rollback, equivocation and expiry.
+import { describe, test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync, chmodSync, statSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+import {
+  newDataDir, removeDataDir, addProvider, termsFile, startServer, stopServer, item, declare, cli,
+} from "./lib/server.mjs";
+
+const discoverBinary = process.env.Z402_DISCOVER;
+if (!discoverBinary) throw new Error("Z402_DISCOVER must name the built z402-discover (ctest sets it)");
+
+function discover(args, { faketime } = {}) {
+  const argv = faketime ? ["faketime", "-f", faketime, discoverBinary, ...args] : [discoverBinary, ...args];
+  return new Promise((resolve) => {
+    const child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "", stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A loopback server answering each path from `files` (a function of the path, or a map); 404 otherwise. */
+function serveFiles(files) {
+  const server = http.createServer((req, res) => {
+    const body = typeof files === "function" ? files(req.url) : files[req.url];
+    if (body === undefined) return res.writeHead(404).end();
+    res.writeHead(200, { "content-length": Buffer.byteLength(body) }).end(body);
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () =>
+    resolve({ url: `http://127.0.0.1:${server.address().port}`, close: () => { server.closeAllConnections(); server.close(); } })));
+}
+
+const get = async (url) => { const r = await fetch(url); return { status: r.status, text: await r.text(), headers: r.headers }; };
+const line = (note, label) => note.split("\n").find((l) => l.startsWith(label + " ")).slice(label.length + 1);
+const hexOf = (note) => Buffer.from(line(note, "sha256"), "base64").toString("hex");
+
+let dir, root, rootKey, primary, providerKey, terms, state, work;
+
+before(async () => {
+  dir = newDataDir();
+  work = newDataDir();
+  root = join(work, "root.key");
+  state = join(work, "state.json");
+  const made = cli(["catalog-key", "root", "bazaar.test", "--out", root]);
+  assert.equal(made.status, 0, made.stderr);
+  rootKey = made.stdout.trim();
+  assert.equal(cli(["catalog-key", "online", "bazaar.test", "--data-dir", dir]).status, 0);
+  assert.equal(cli(["catalog-key", "delegate", "--root", root, "--data-dir", dir]).status, 0);
+  providerKey = addProvider(dir, "acme", "uregtest1acme");
+  terms = termsFile(dir).terms;
+  // Declared in a first run, so the second run's first note (at start) signs it.
+  primary = await startServer(dir);
+  const r = await declare(primary.url, providerKey, {
+    items: [item(terms, "uregtest1acme", "https://acme.example.com/v1/weather", { description: "Weather forecast by city." })] });
+  assert.equal(r.status, 200);
+  await stopServer(primary);
+  primary = await startServer(dir);
+});
+
+after(async () => {
+  if (primary) await stopServer(primary);
+  removeDataDir(dir);
+  removeDataDir(work);
+});
+
+describe("catalog keys", () => {
+  test("keys are written 0600, never overwritten, never printed; the pin is the verifier key", () => {
+    assert.equal(statSync(root).mode & 0o777, 0o600);
+    assert.equal(statSync(join(dir, "catalog-online.key")).mode & 0o777, 0o600);
+    assert.match(rootKey, /^bazaar\.test\+[0-9a-f]{8}\+[A-Za-z0-9+/]+=*$/);
+    const again = cli(["catalog-key", "root", "bazaar.test", "--out", root]);
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /exists; a key is never overwritten/);
+    const secret = readFileSync(root, "utf8").trim();
+    assert.ok(!primary.log().includes(secret.split("+").at(-1)));
+    assert.ok(!primary.log().includes(readFileSync(join(dir, "catalog-online.key"), "utf8").trim().split("+").at(-1)));
+    assert.equal(cli(["catalog-key", "root", "has space", "--out", join(work, "x.key")]).status, 1);
+    assert.equal(cli(["catalog-key", "delegate", "--root", root, "--data-dir", dir, "--days", "0"]).status, 1);
+    assert.equal(cli(["catalog-key", "delegate", "--root", root, "--data-dir", dir, "--days", "367"]).status, 1);
+  });
+
+  test("a server refuses to start with an online key others may read, or one the keys note does not name", async () => {
+    const other = newDataDir();
+    try {
+      assert.equal(cli(["catalog-key", "online", "bazaar.test", "--data-dir", other]).status, 0);
+      assert.equal(cli(["catalog-key", "delegate", "--root", root, "--data-dir", other]).status, 0);
+      chmodSync(join(other, "catalog-online.key"), 0o644);
+      let r = spawnSync(process.env.Z402_BAZAAR, ["serve", "--listen", "127.0.0.1:0", "--data-dir", other], { encoding: "utf8", timeout: 20000 });
+      assert.notEqual(r.status, 0);
+      assert.match(r.stderr, /online key .* is readable by others/);
+      chmodSync(join(other, "catalog-online.key"), 0o600);
+      assert.equal(cli(["catalog-key", "online", "bazaar.test", "--data-dir", other, "--replace"]).status, 0);
+      r = spawnSync(process.env.Z402_BAZAAR, ["serve", "--listen", "127.0.0.1:0", "--data-dir", other], { encoding: "utf8", timeout: 20000 });
+      assert.notEqual(r.status, 0);
+      assert.match(r.stderr, /does not name the online key/);
+    } finally {
+      removeDataDir(other);
+    }
+  });
+});
+
+describe("the primary's signed catalog", () => {
+  test("note, keys note and bytes are served; the note has at least 10 minutes left; sequences grow across restarts", async () => {
+    const note = await get(`${primary.url}/discovery/catalog/note`);
+    assert.equal(note.status, 200);
+    assert.equal(note.headers.get("cache-control"), "no-cache");
+    const lines = note.text.split("\n");
+    assert.equal(lines[0], "bazaar.test");
+    assert.equal(lines[1], "z402 catalog 1");
+    assert.ok(Number(line(note.text, "sequence")) >= 2, "the second run signs after the first's sequence");
+    assert.ok(Date.parse(line(note.text, "expires")) - Date.now() >= 10 * 60 * 1000);
+    const health = await (await fetch(`${primary.url}/health`)).json();
+    assert.ok(health.signedCatalog.secondsLeft >= 600);
+    const bytes = await fetch(`${primary.url}/discovery/catalog/${hexOf(note.text)}.json`, { headers: { "accept-encoding": "identity" } });
+    const body = Buffer.from(await bytes.arrayBuffer());
+    assert.equal(bytes.headers.get("cache-control"), "public, max-age=31536000, immutable");
+    assert.equal(body.length, Number(line(note.text, "size")));
+    assert.equal(createHash("sha256").update(body).digest("hex"), hexOf(note.text));
+    assert.equal(JSON.parse(body).items[0].resource, "https://acme.example.com/v1/weather");
+    // What Node's fetch asks for: gzip, the same bytes once decoded.
+    const gz = await fetch(`${primary.url}/discovery/catalog/${hexOf(note.text)}.json`);
+    assert.equal(gz.headers.get("content-encoding"), "gzip");
+    assert.equal(createHash("sha256").update(Buffer.from(await gz.arrayBuffer())).digest("hex"), hexOf(note.text));
+    assert.equal((await get(`${primary.url}/discovery/catalog/${"0".repeat(64)}.json`)).status, 404);
+    assert.equal(readFileSync(join(dir, "catalog.sequence"), "utf8"), line(note.text, "sequence") + "\n");
+  });
+
+  test("a catalog that is not signed answers 404 and the agent says once it did not verify", async () => {
+    const plain = newDataDir();
+    const node = await startServer(plain);
+    try {
+      const r = await get(`${node.url}/discovery/catalog/note`);
+      assert.equal(r.status, 404);
+      assert.match(JSON.parse(r.text).message, /not signed/);
+      const d = await discover(["--discovery", node.url, "--intent", "weather"]);
+      assert.equal(d.code, 1);
+      assert.equal(d.stderr.match(/not verified/g).length, 1);
+      const pinned = await discover(["--discovery", node.url, "--intent", "weather", "--root-key", rootKey, "--state-file", join(plain, "s.json")]);
+      assert.equal(pinned.code, 3, pinned.stderr);
+    } finally {
+      await stopServer(node);
+      removeDataDir(plain);
+    }
+  });
+});
+
+describe("the agent verifies", () => {
+  test("a signed catalog is verified, ranked and remembered", async () => {
+    const r = await discover(["--discovery", primary.url, "--intent", "weather forecast", "--root-key", rootKey, "--state-file", state]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /pick: GET https:\/\/acme\.example\.com\/v1\/weather/);
+    assert.ok(!/not verified/.test(r.stderr));
+    const remembered = JSON.parse(readFileSync(state, "utf8")).catalogs["bazaar.test"];
+    assert.ok(remembered.sequence >= 2);
+  });
+
+  /** The primary's three files, with `bend` applied to them, served by a loopback server. */
+  async function bent(bend) {
+    const note = (await get(`${primary.url}/discovery/catalog/note`)).text;
+    const keys = (await get(`${primary.url}/discovery/catalog/keys.note`)).text;
+    const hex = hexOf(note);
+    const bytes = (await get(`${primary.url}/discovery/catalog/${hex}.json`)).text;
+    const files = bend({ note, keys, bytes });
+    return serveFiles({
+      "/discovery/catalog/note": files.note, "/discovery/catalog/keys.note": files.keys,
+      [`/discovery/catalog/${hex}.json`]: files.bytes,
+    });
+  }
+  const flip = (text, at) => text.slice(0, at) + String.fromCharCode(text.charCodeAt(at) ^ 1) + text.slice(at + 1);
+
+  for (const [what, bend, code, check] of [
+    ["one byte of the bytes", (f) => ({ ...f, bytes: flip(f.bytes, 30) }), 8, "catalog-bytes"],
+    ["one byte of the note's body", (f) => ({ ...f, note: flip(f.note, f.note.indexOf("size ") + 5) }), 6, "catalog-signature"],
+    ["one byte of the note's signature", (f) => ({ ...f, note: flip(f.note, f.note.length - 6) }), 6, "catalog-signature"],
+    ["one byte of the keys note", (f) => ({ ...f, keys: flip(f.keys, f.keys.indexOf("online ") + 12) }), 4, "keys-signature"],
+  ]) {
+    test(`tampering with ${what} is refused: exit ${code}, ${check}`, async () => {
+      const server = await bent(bend);
+      try {
+        const r = await discover(["--discovery", server.url, "--intent", "weather", "--root-key", rootKey, "--state-file", join(work, "tamper.json")]);
+        assert.equal(r.code, code, r.stderr);
+        assert.equal(r.stderr.trim().split("\n").length, 1);
+        assert.match(r.stderr, new RegExp(`^z402-discover: refused \\(${check}\\): `));
+        assert.equal(r.stdout, "");
+      } finally {
+        server.close();
+      }
+    });
+  }
+
+  test("rollback and equivocation are refused from the state file", async () => {
+    const note = (await get(`${primary.url}/discovery/catalog/note`)).text;
+    const sequence = Number(line(note, "sequence"));
+    const args = ["--discovery", primary.url, "--intent", "weather", "--root-key", rootKey, "--state-file", join(work, "history.json")];
+    writeFileSync(join(work, "history.json"), JSON.stringify({ catalogs: { "bazaar.test": { sequence: sequence + 5, sha256: line(note, "sha256") } } }));
+    let r = await discover(args);
+    assert.equal(r.code, 9, r.stderr);
+    assert.match(r.stderr, /refused \(rollback\)/);
+    writeFileSync(join(work, "history.json"), JSON.stringify({ catalogs: { "bazaar.test": { sequence, sha256: Buffer.alloc(32, 7).toString("base64") } } }));
+    r = await discover(args);
+    assert.equal(r.code, 10, r.stderr);
+    assert.match(r.stderr, /refused \(equivocation\)/);
+  });
+
+  test("an expired note is refused 61 s past its expiry, not 59 s", async () => {
+    const note = (await get(`${primary.url}/discovery/catalog/note`)).text;
+    const snapshot = await bent((f) => f);  // the same note for both runs
+    try {
+      const expires = Date.parse(line(note, "expires"));
+      const at = (ms) => "@" + new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, "");
+      const args = ["--discovery", snapshot.url, "--intent", "weather", "--root-key", rootKey, "--state-file", join(work, "clock.json")];
+      let r = await discover(args, { faketime: at(expires + 59_000) });
+      assert.equal(r.code, 0, r.stderr);
+      r = await discover(args, { faketime: at(expires + 61_000) });
+      assert.equal(r.code, 7, r.stderr);
+      assert.match(r.stderr, /refused \(catalog-expired\)/);
+    } finally {
+      snapshot.close();
+    }
+  });
+
+  test("nginx serving copied files gives the same bytes, and the agent verifies through it and through a mirror", async () => {
+    const html = join(work, "html"), files = join(html, "discovery", "catalog");
+    mkdirSync(files, { recursive: true });
+    // nginx's workers (www-data when it starts as root) read the files: the directories are opened to them.
+    for (const d of [work, html, join(html, "discovery"), files]) chmodSync(d, 0o755);
+    const note = (await get(`${primary.url}/discovery/catalog/note`)).text;
+    const hex = hexOf(note);
+    const bytes = Buffer.from(await (await fetch(`${primary.url}/discovery/catalog/${hex}.json`, { headers: { "accept-encoding": "identity" } })).arrayBuffer());
+    writeFileSync(join(files, "note"), note);
+    writeFileSync(join(files, "keys.note"), (await get(`${primary.url}/discovery/catalog/keys.note`)).text);
+    writeFileSync(join(files, `${hex}.json`), bytes);
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    writeFileSync(join(work, "nginx.conf"), `pid ${work}/nginx.pid; error_log ${work}/nginx-error.log; daemon on;
+events { worker_connections 64; }
+http { access_log off; default_type text/plain; server { listen 127.0.0.1:${port}; root ${html}; } }`);
+    execFileSync("nginx", ["-c", join(work, "nginx.conf")]);
+    try {
+      const mirror = `http://127.0.0.1:${port}`;
+      assert.equal(await (await fetch(`${mirror}/discovery/catalog/note`)).text(), note);
+      const served = Buffer.from(await (await fetch(`${mirror}/discovery/catalog/${hex}.json`)).arrayBuffer());
+      assert.ok(served.equals(bytes));
+      let r = await discover(["--discovery", mirror, "--intent", "weather", "--root-key", rootKey, "--state-file", join(work, "nginx.json")]);
+      assert.equal(r.code, 0, r.stderr);
+      // The note from the primary, the bytes from a mirror directory.
+      r = await discover(["--discovery", primary.url, "--mirror", `${mirror}/discovery/catalog/`, "--intent", "weather",
+        "--root-key", rootKey, "--state-file", join(work, "mirror.json")]);
+      assert.equal(r.code, 0, r.stderr);
+    } finally {
+      spawnSync("nginx", ["-c", join(work, "nginx.conf"), "-s", "stop"]);
+    }
+  });
+});
+
+describe("interoperability with Go's note package", () => {
+  let goNote;
+  before(() => {
+    goNote = join(work, "go-note");
+    const env = { ...process.env, GO111MODULE: "off", GOPATH: "/usr/share/gocode", GOCACHE: join(work, "gocache"), GOFLAGS: "" };
+    const built = spawnSync("go", ["build", "-o", goNote, new URL("./lib/go-note/main.go", import.meta.url).pathname], { env, encoding: "utf8" });
+    assert.equal(built.status, 0, built.stderr);
+  });
+  const go = (args, input = "") => spawnSync(goNote, args, { input, encoding: "utf8" });
+
+  test("Go opens the notes the catalog signs", async () => {
+    const keys = (await get(`${primary.url}/discovery/catalog/keys.note`)).text;
+    const opened = go(["open", rootKey], keys);
+    assert.equal(opened.status, 0, opened.stderr);
+    const online = opened.stdout.split("\n").find((l) => l.startsWith("online ")).slice(7);
+    const note = (await get(`${primary.url}/discovery/catalog/note`)).text;
+    const catalog = go(["open", online], note);
+    assert.equal(catalog.status, 0, catalog.stderr);
+    assert.equal(catalog.stdout, note.slice(0, note.indexOf("\n\n") + 1));
+    assert.notEqual(go(["open", online], note.replace("z402 catalog 1", "z402 catalog 2")).status, 0);
+  });
+
+  test("notes Go signs verify in the agent", async () => {
+    const [rootSkey, rootVkey] = go(["keys", "go.test"]).stdout.trim().split("\n");
+    const [onlineSkey, onlineVkey] = go(["keys", "go.test/online"]).stdout.trim().split("\n");
+    const bytes = JSON.stringify({ x402Version: 2, items: [item(terms, "p", "https://go.example.com/v1/weather", { description: "Weather from Go." })],
+      pagination: { limit: 1, offset: 0, total: 1 } });
+    const digest = createHash("sha256").update(bytes);
+    const hex = digest.copy().digest("hex");
+    const expires = new Date(Date.now() + 600_000).toISOString();
+    const keysNote = go(["sign", rootSkey], `go.test\nz402 catalog keys 1\nexpires ${expires}\nonline ${onlineVkey}\n`).stdout;
+    const note = go(["sign", onlineSkey], `go.test\nz402 catalog 1\nsequence 1\nsize ${Buffer.byteLength(bytes)}\nsha256 ${digest.digest("base64")}\nexpires ${expires}\n`).stdout;
+    const server = await serveFiles({ "/discovery/catalog/note": note, "/discovery/catalog/keys.note": keysNote, [`/discovery/catalog/${hex}.json`]: bytes });
+    try {
+      const r = await discover(["--discovery", server.url, "--intent", "weather", "--root-key", rootVkey, "--state-file", join(work, "go.json")]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /pick: GET https:\/\/go\.example\.com\/v1\/weather/);
+    } finally {
+      server.close();
+    }
+  });
+});
