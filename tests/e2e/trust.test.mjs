@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync, chmodSync, statSync, existsSync
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import {
-  newDataDir, removeDataDir, addProvider, termsFile, startServer, stopServer, item, declare, cli,
+  newDataDir, removeDataDir, addProvider, termsFile, startServer, stopServer, item, declare, cli, freePort, waitFor,
 } from "./lib/server.mjs";
 
 const discoverBinary = process.env.Z402_DISCOVER;
@@ -41,7 +41,7 @@ const get = async (url) => { const r = await fetch(url); return { status: r.stat
 const line = (note, label) => note.split("\n").find((l) => l.startsWith(label + " ")).slice(label.length + 1);
 const hexOf = (note) => Buffer.from(line(note, "sha256"), "base64").toString("hex");
 
-let dir, root, rootKey, primary, providerKey, terms, state, work;
+let dir, root, rootKey, primary, providerKey, terms, state, work, feedPort;
 
 before(async () => {
   dir = newDataDir();
@@ -61,7 +61,8 @@ before(async () => {
     items: [item(terms, "uregtest1acme", "https://acme.example.com/v1/weather", { description: "Weather forecast by city." })] });
   assert.equal(r.status, 200);
   await stopServer(primary);
-  primary = await startServer(dir);
+  feedPort = await freePort();
+  primary = await startServer(dir, ["--cluster-listen", `127.0.0.1:${feedPort}`]);
 });
 
 after(async () => {
@@ -255,6 +256,34 @@ http { access_log off; default_type text/plain; server { listen 127.0.0.1:${port
       assert.equal(r.code, 0, r.stderr);
     } finally {
       spawnSync("nginx", ["-c", join(work, "nginx.conf"), "-s", "stop"]);
+    }
+  });
+});
+
+describe("a follower", () => {
+  test("serves its primary's notes and bytes unchanged, through the feed, and the agent verifies through it", async () => {
+    const fdir = newDataDir();
+    const follower = await startServer(fdir, ["--follow", `127.0.0.1:${feedPort}`]);
+    try {
+      const note = await waitFor("the follower's signed catalog", async () => {
+        const [a, b] = await Promise.all([get(`${primary.url}/discovery/catalog/note`), get(`${follower.url}/discovery/catalog/note`)]);
+        return b.status === 200 && a.text === b.text ? b.text : null;
+      }, 10000);
+      assert.equal((await get(`${follower.url}/discovery/catalog/keys.note`)).text, (await get(`${primary.url}/discovery/catalog/keys.note`)).text);
+      const bytesOf = async (url) => Buffer.from(await (await fetch(`${url}/discovery/catalog/${hexOf(note)}.json`, { headers: { "accept-encoding": "identity" } })).arrayBuffer());
+      assert.ok((await bytesOf(follower.url)).equals(await bytesOf(primary.url)));
+      const health = await (await fetch(`${follower.url}/health`)).json();
+      assert.equal(health.signedCatalog.sequence, Number(line(note, "sequence")));
+      const r = await discover(["--discovery", follower.url, "--intent", "weather", "--root-key", rootKey, "--state-file", join(fdir, "s.json")]);
+      assert.equal(r.code, 0, r.stderr);
+      // Cut from its primary, it keeps serving the note it has (until it expires; /health says how long).
+      await stopServer(primary);
+      assert.equal((await get(`${follower.url}/discovery/catalog/note`)).text, note);
+      assert.ok((await (await fetch(`${follower.url}/health`)).json()).signedCatalog.secondsLeft >= 600);
+    } finally {
+      await stopServer(follower);
+      removeDataDir(fdir);
+      primary = await startServer(dir, ["--cluster-listen", `127.0.0.1:${feedPort}`]);
     }
   });
 });

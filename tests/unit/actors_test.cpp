@@ -354,12 +354,14 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
           },
           [got](catalog::atom::keyring, std::string& text) { got->push_back("keyring " + text); },
           [](catalog::atom::checks, std::string&) {},  // what a follower makes of it: e2e_cluster
+          [](catalog::atom::signed_catalog, std::uint64_t, std::int64_t, std::string&, std::string&, std::string&) {},  // e2e_trust
       };
     }, got);
   };
   auto resumed = std::make_shared<std::vector<std::string>>(), behind = std::make_shared<std::vector<std::string>>(),
        other_run = std::make_shared<std::vector<std::string>>();
-  auto feed = sys.spawn(catalog::feed, ctx, v1, std::uint64_t{7}, std::size_t{2}, catalog::writes_actor{});
+  auto feed = sys.spawn(catalog::feed, ctx, v1, std::uint64_t{7}, std::size_t{2}, catalog::writes_actor{},
+                        std::shared_ptr<const catalog::signed_store>{});
   self->send(feed, catalog::atom::published::value, v2);
   self->send(feed, catalog::atom::published::value, v3);  // the window (2) now holds v2 and v3
   sched.run();
@@ -412,9 +414,11 @@ CAF_TEST(the feed sends a follower at most its credit of unapplied changes and t
         },
         [](catalog::atom::keyring, std::string&) {},
         [](catalog::atom::checks, std::string&) {},
+        [](catalog::atom::signed_catalog, std::uint64_t, std::int64_t, std::string&, std::string&, std::string&) {},
     };
   }, got);
-  auto feed = sys.spawn(catalog::feed, ctx, first, std::uint64_t{7}, std::size_t{64}, catalog::writes_actor{});
+  auto feed = sys.spawn(catalog::feed, ctx, first, std::uint64_t{7}, std::size_t{64}, catalog::writes_actor{},
+                        std::shared_ptr<const catalog::signed_store>{});
   self->send(feed, catalog::atom::subscribe::value, std::uint64_t{7}, std::uint64_t{1}, slow);
   sched.run();
   // Twelve publications, each counting one payment; the follower applies none of them.

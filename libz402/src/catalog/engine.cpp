@@ -67,7 +67,7 @@ engine::engine(caf::actor_system& sys, engine_options options) : sys_(sys) {
     // A follower's items are the primary's: no PROVIDER owns them here (their timers run on the
     // primary, whose changes arrive), and the REPLICA publishes them.
     directory_ = std::make_shared<provider_directory>(sys, ctx_, registry_, std::unordered_map<std::string, item_list>{});
-    replica_ = sys.spawn(catalog::replica, ctx_, store_, persistence_, *options.follow, std::move(options.on_keyring));
+    replica_ = sys.spawn(catalog::replica, ctx_, store_, persistence_, *options.follow, std::move(options.on_keyring), signed_);
   } else {
     std::vector<std::string> loaded;
     for (auto& [name, items] : initial_of) loaded.push_back(name);
@@ -160,7 +160,8 @@ feed_remote_actor engine::feed() {
     // Made from the snapshot readers see now; the REGISTRY sends every later one.
     auto& sys = registry_->home_system();
     writes_ = sys.spawn(catalog::forwarded_writes_handler, directory_, settle_);
-    feed_ = sys.spawn(catalog::feed, ctx_, store_->load(), ctx_.epoch, feed_window_, writes_);
+    feed_ = sys.spawn(catalog::feed, ctx_, store_->load(), ctx_.epoch, feed_window_, writes_,
+                      std::shared_ptr<const signed_store>{signed_});
     caf::anon_send(registry_, atom::watch::value, publication_watcher{feed_});
   }
   return feed_;

@@ -48,11 +48,27 @@ void send_changes(feed_actor::stateful_pointer<feed_state> self, feed_state::fol
   f.sent_this_second = true;
 }
 
+template <class Handle>
+void send_signed(feed_actor::stateful_pointer<feed_state> self, const Handle& replica, const signed_publication& pub) {
+  self->send(replica, atom::signed_catalog::value, pub.sequence, pub.expires_ms, pub.note, pub.keys_note, *pub.bytes);
+}
+
+/// A publication the followers have not been sent yet goes to each of them.
+void share_signed(feed_actor::stateful_pointer<feed_state> self) {
+  auto& st = self->state;
+  auto pub = st.signed_catalog ? st.signed_catalog->load() : nullptr;
+  if (!pub || pub == st.signed_sent) return;
+  st.signed_sent = pub;
+  for (auto& f : st.followers) send_signed(self, f.replica, *pub);
+}
+
 }  // namespace
 
 feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, engine_context ctx, snapshot_ptr current,
-                               std::uint64_t epoch, std::size_t window, writes_actor writes) {
+                               std::uint64_t epoch, std::size_t window, writes_actor writes,
+                               std::shared_ptr<const signed_store> signed_catalog) {
   auto& st = self->state;
+  st.signed_catalog = std::move(signed_catalog);
   st.ctx = std::move(ctx);
   st.ctx.log = st.ctx.log.with_component("cluster.feed");
   st.epoch = epoch;
@@ -74,6 +90,7 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
         // The keys first: by the time the follower serves this catalog it can take writes for it.
         if (!st.keyring.empty()) self->send(replica, atom::keyring::value, st.keyring);
         self->send(replica, atom::checks::value, checks_of(st.ctx));
+        if (auto pub = st.signed_catalog ? st.signed_catalog->load() : nullptr) send_signed(self, replica, *pub);
         if (epoch == st.epoch && held != st.recent.end()) {
           auto d = delta_between(**held, *latest, st.epoch);
           d.payments = payments_between(st.recent, version, latest->version);
@@ -114,6 +131,7 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
                          f.sent);
           f.sent_this_second = false;
         }
+        share_signed(self);
         self->delayed_send(self, feed_heartbeat, atom::tick::value);
       },
       [=](atom::applied, std::uint64_t) {

@@ -8,11 +8,15 @@
 // was last sent and the newest version. A follower sent nothing for a second gets an empty
 // change, so its "last heard from the primary" bounds how stale what it serves can be.
 //
+// Each follower is also sent the primary's signed catalog (the SIGNER's publications, looked for
+// on every tick), on subscribing and whenever a new one is made, so it serves the same files.
+//
 // It also sends each follower the primary's keyring (provider records and settle keys, as
 // hashes), on subscribing and on every change, so the follower authenticates writes itself; the
 // writes it forwards are delegated to WRITES (forwarded_writes_actor.hpp), which answers them.
 #include "z402/catalog/actors.hpp"
 #include "z402/catalog/engine_context.hpp"
+#include "z402/catalog/signed_catalog.hpp"
 
 #include <caf/all.hpp>
 
@@ -52,12 +56,15 @@ struct feed_state {
   std::deque<snapshot_ptr> recent;  // oldest first; the newest is last
   std::vector<follower> followers;
   std::string keyring;  // the keyring file's text; empty until the engine sends it
+  std::shared_ptr<const signed_store> signed_catalog;  // the SIGNER's publications (null: none)
+  signed_publication_ptr signed_sent;                 // the last one sent to every follower
   writes_actor writes;
 
   static inline const char* name = "z402.feed";
 };
 
 feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, engine_context ctx, snapshot_ptr current,
-                               std::uint64_t epoch, std::size_t window, writes_actor writes);
+                               std::uint64_t epoch, std::size_t window, writes_actor writes,
+                               std::shared_ptr<const signed_store> signed_catalog);
 
 }  // namespace z402::catalog

@@ -1,5 +1,7 @@
 #include "catalog/replica_actor.hpp"
 
+#include "z402/core/crypto.hpp"
+
 #include "catalog/cluster_link.hpp"
 
 #include <algorithm>
@@ -268,7 +270,7 @@ void unreachable_reasons::linked() {
 
 replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_state> self, engine_context ctx,
                                      std::shared_ptr<snapshot_store> store, persistence_actor persistence, config::listen_address primary,
-                                     std::function<void(const std::string&)> on_keyring) {
+                                     std::function<void(const std::string&)> on_keyring, std::shared_ptr<signed_store> signed_catalog) {
   auto& st = self->state;
   st.ctx = std::move(ctx);
   st.ctx.log = st.ctx.log.with_component("cluster.replica");
@@ -276,6 +278,7 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
   st.persistence = std::move(persistence);
   st.primary = std::move(primary);
   st.on_keyring = std::move(on_keyring);
+  st.signed_catalog = std::move(signed_catalog);
   // Until the primary answers, the node serves the catalog it loaded from its own file; when that
   // is a state of the primary's (the file said which), it subscribes from there.
   auto loaded = st.store->load();
@@ -298,6 +301,15 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
       [=](atom::delta, catalog_delta& d) { take_delta(self, d); },
       [=](atom::keyring, std::string& text) {
         if (self->state.on_keyring) self->state.on_keyring(text);
+      },
+      [=](atom::signed_catalog, std::uint64_t sequence, std::int64_t expires_ms, std::string& note, std::string& keys_note,
+          std::string& bytes) {
+        // Served as they came: the agents check them; the name is the bytes' own digest.
+        auto& out = *self->state.signed_catalog;
+        auto digest = crypto::sha256(bytes);
+        out.publish(make_publication(sequence, expires_ms, std::string(reinterpret_cast<const char*>(digest.data()), digest.size()),
+                                     std::move(note), std::move(keys_note), std::make_shared<const std::string>(std::move(bytes)),
+                                     out.load()));
       },
       [=](atom::checks, std::string& primary) { compare_checks(self, primary); },
       [=](atom::declare, std::string& provider, declare_command& cmd, write_completion& done) {

@@ -16,6 +16,7 @@
 // keyring file, so its authentication matches the primary's and a promoted follower has it).
 #include "z402/catalog/actors.hpp"
 #include "z402/catalog/engine_context.hpp"
+#include "z402/catalog/signed_catalog.hpp"
 #include "z402/config/listen_address.hpp"
 
 #include <caf/all.hpp>
@@ -68,6 +69,7 @@ struct replica_state {
   /// Why attempts to reach the FEED failed since the link was last made, each logged once.
   unreachable_reasons failures_said;
   std::function<void(const std::string&)> on_keyring;
+  std::shared_ptr<signed_store> signed_catalog;  // the primary's, served here unchanged
   std::optional<error> checks_differ;  // why writes are refused: its checks differ from the primary's; none: they agree
   /// The body digest of each provider's last declaration the primary took through this node: a
   /// declaration with the same one is first sent as that digest alone (a heartbeat). One per
@@ -86,6 +88,6 @@ inline constexpr std::chrono::seconds forward_timeout{5};
 
 replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_state> self, engine_context ctx,
                                      std::shared_ptr<snapshot_store> store, persistence_actor persistence, config::listen_address primary,
-                                     std::function<void(const std::string&)> on_keyring);
+                                     std::function<void(const std::string&)> on_keyring, std::shared_ptr<signed_store> signed_catalog);
 
 }  // namespace z402::catalog

@@ -1,7 +1,6 @@
 #include "catalog/signer_actor.hpp"
 
 #include "z402/core/crypto.hpp"
-#include "z402/core/gzip.hpp"
 #include "z402/trust/statements.hpp"
 
 #include <system_error>
@@ -39,12 +38,11 @@ void sign_newest(signer_state& st) {
   auto snap = st.snapshots->load();
   auto now = st.ctx.clock->now_ms();
   if (!st.keys || !due(st, *snap, now)) return;
-  auto pub = std::make_shared<signed_publication>();
   auto bytes = std::make_shared<const std::string>(whole_catalog(*snap));
   auto digest = crypto::sha256(*bytes);
-  pub->sha256.assign(reinterpret_cast<const char*>(digest.data()), digest.size());
-  pub->sequence = st.sequence + 1;
-  if (auto saved = config::write_sequence(st.files.sequence, pub->sequence); !saved) {
+  std::string sha256(reinterpret_cast<const char*>(digest.data()), digest.size());
+  auto sequence = st.sequence + 1;
+  if (auto saved = config::write_sequence(st.files.sequence, sequence); !saved) {
     // Not signed: a note whose sequence a restart could sign again with other bytes would be
     // an equivocation. The note served keeps its life (10 minutes or more); tried each second.
     if (st.unsaved_sequence_failures++ == 0)
@@ -52,20 +50,12 @@ void sign_newest(signer_state& st) {
     return;
   }
   st.unsaved_sequence_failures = 0;
-  st.sequence = pub->sequence;
-  pub->expires_ms = now + st.rhythm.validity.count();
-  trust::catalog_statement statement{st.keys->keys.origin, pub->sequence, bytes->size(), pub->sha256, pub->expires_ms};
+  st.sequence = sequence;
+  auto expires = now + st.rhythm.validity.count();
+  trust::catalog_statement statement{st.keys->keys.origin, sequence, bytes->size(), sha256, expires};
   auto note = trust::sign_note(trust::text_of(statement), st.keys->online);
   if (!note) throw std::logic_error("a catalog note we wrote could not be signed: " + note.error().reason);
-  pub->note = std::move(*note);
-  pub->keys_note = st.keys->keys_note;
-  pub->gzip = std::make_shared<const std::string>(compression::gzip(*bytes));
-  pub->bytes = std::move(bytes);
-  if (auto before = st.out->load()) {
-    auto kept = std::make_shared<signed_publication>(*before);
-    kept->previous = nullptr;
-    pub->previous = std::move(kept);
-  }
+  auto pub = make_publication(sequence, expires, std::move(sha256), std::move(*note), st.keys->keys_note, std::move(bytes), st.out->load());
   st.signed_epoch = snap->epoch, st.signed_version = snap->version, st.signed_ms = now;
   st.out->publish(std::move(pub));
 }

@@ -37,6 +37,7 @@ using delta = caf::atom_constant<caf::atom("delta")>;
 using connected = caf::atom_constant<caf::atom("connected")>;
 using connect = caf::atom_constant<caf::atom("connect")>;
 using keyring = caf::atom_constant<caf::atom("keyring")>;
+using signed_catalog = caf::atom_constant<caf::atom("signed")>;
 using answered = caf::atom_constant<caf::atom("answered")>;
 using applied = caf::atom_constant<caf::atom("applied")>;
 using checks = caf::atom_constant<caf::atom("checks")>;
@@ -69,6 +70,9 @@ using replica_feed_actor = caf::typed_actor<
     /// FEED: the primary's provider records and settle keys (hashes only), as its keyring file
     /// holds them: on subscribing and on every change. The follower authenticates with them.
     caf::reacts_to<atom::keyring, std::string>,
+    /// FEED: the primary's signed catalog (signed_catalog.hpp): sequence, expiry, catalog note,
+    /// keys note and the bytes, on subscribing and on every publication. Served unchanged.
+    caf::reacts_to<atom::signed_catalog, std::uint64_t, std::int64_t, std::string, std::string, std::string>,
     /// FEED: what the primary checks declarations against (checks_of), on subscribing; a
     /// follower whose own differ forwards no writes and says so.
     caf::reacts_to<atom::checks, std::string>>;

@@ -35,6 +35,12 @@ class signed_store {
   std::atomic<signed_publication_ptr> current_;
 };
 
+/// The publication of `bytes` under `note` (with its sequence, expiry and the bytes' SHA-256),
+/// their gzip made here, and `before` (without its own previous) kept as the one before.
+signed_publication_ptr make_publication(std::uint64_t sequence, std::int64_t expires_ms, std::string sha256, std::string note,
+                                        std::string keys_note, std::shared_ptr<const std::string> bytes,
+                                        const signed_publication_ptr& before);
+
 /// The whole catalog's bytes for `snap`: the list's shape, every item in listing order, with
 /// pagination {"limit":N,"offset":0,"total":N}.
 std::string whole_catalog(const struct snapshot& snap);
