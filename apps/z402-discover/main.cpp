@@ -42,14 +42,17 @@ expected<agent::signed_source> signed_source_of(const trust_options& t, const st
 }
 
 /// The catalog as the options say to read it: signed, or the public list. A refusal is one line
-/// in `refusal` (and no items); without a pinned key, stderr says once that nothing was verified.
+/// in `refusal` (and no items); without a pinned key, stderr says once that what was read is not
+/// verified.
 agent::catalog_read read(http::client& client, const std::optional<agent::signed_source>& source, const std::string& discovery,
                          const agent::read_limits& limits, std::optional<trust::refusal>* refusal) {
   if (!source) {
+    // Said of a catalog read (a failure stays one line), once a run.
+    auto unsigned_read = agent::read_catalog(client, discovery, limits);
     static bool said = false;
-    if (!std::exchange(said, true))
+    if (!unsigned_read.error && !std::exchange(said, true))
       std::cerr << "z402-discover: the catalog is not verified (no --root-key pinned)" << std::endl;
-    return agent::read_catalog(client, discovery, limits);
+    return unsigned_read;
   }
   auto signed_read = agent::read_signed_catalog(client, *source, limits, system_wall_clock{}.now_ms());
   if (signed_read.refused) {

@@ -5,6 +5,8 @@
 #include "z402/catalog/catalog_file.hpp"
 #include "routes/declaration_checker.hpp"
 #include "z402/config/atomic_file.hpp"
+#include "z402/config/signing_files.hpp"
+#include "z402/trust/statements.hpp"
 #include "z402/wire/iso_time.hpp"
 
 #include <filesystem>
@@ -766,6 +768,50 @@ CAF_TEST(a corrupt catalog file is moved aside) {
   CAF_CHECK(!std::filesystem::exists(file));
   CAF_CHECK(std::filesystem::exists(dir.path / "catalog.json.corrupt-42"));
   CAF_CHECK(catalog::load_catalog(file, 43).state == catalog::catalog_load::status::missing);
+}
+
+CAF_TEST(a signed catalog is re-signed before its note has less than 10 minutes left and a change is signed within 10 s) {
+  test::temp_dir dir{"z402-signer"};
+  auto files = config::signing_files_in(dir.path);
+  auto root = std::move(*trust::generate_signer("bazaar.test"));
+  auto online = std::move(*trust::generate_signer("bazaar.test/online"));
+  CAF_REQUIRE(config::write_file_atomically(files.online_key, online.text() + "\n"));
+  trust::keys_statement keys{"bazaar.test", start_ms + 90LL * 86'400'000, {online.verifier()}};
+  CAF_REQUIRE(config::write_file_atomically(files.keys_note, *trust::sign_note(trust::text_of(keys), root)));
+  auto loaded = config::load_signing_keys(files, start_ms);
+  CAF_REQUIRE(loaded);
+  signing = catalog::engine_options::signing_setup{files, std::move(*loaded), 41};
+  start_engine();
+  auto first = engine->signed_catalog();
+  CAF_REQUIRE(first);
+  CAF_CHECK_EQUAL(first->sequence, 42u);  // after the last on disk
+  auto opened = trust::open_note(first->note, {online.verifier()});
+  CAF_REQUIRE(opened.note);
+  auto statement = trust::parse_catalog_statement(opened.note->text);
+  CAF_REQUIRE(statement);
+  CAF_CHECK_EQUAL(statement->size, first->bytes->size());
+  // Twenty minutes of an unchanged catalog: re-signed every 5 minutes, never under 10 minutes left.
+  std::int64_t least_left = std::numeric_limits<std::int64_t>::max();
+  for (int s = 0; s < 20 * 60; ++s) {
+    advance(1s);
+    least_left = std::min(least_left, engine->signed_catalog()->expires_ms - wall->now_ms());
+  }
+  CAF_CHECK_GREATER_OR_EQUAL(least_left, 10 * 60'000);
+  CAF_CHECK_EQUAL(engine->signed_catalog()->sequence, 46u);
+  auto on_disk = config::read_sequence(files.sequence);
+  CAF_REQUIRE(on_disk);
+  CAF_CHECK_EQUAL(*on_disk, 46u);
+  // A change is signed once 10 s have passed since the last note, and the note before stays served.
+  auto before = engine->signed_catalog();
+  declare("p1", array{item("https://a.example.com/signed")});
+  int waited = 0;
+  while (engine->signed_catalog() == before && waited < 30) advance(1s), ++waited;
+  CAF_CHECK_LESS_OR_EQUAL(waited, 10);
+  auto changed = engine->signed_catalog();
+  CAF_CHECK(changed->bytes->find("https://a.example.com/signed") != std::string::npos);
+  CAF_REQUIRE(changed->previous);
+  CAF_CHECK(changed->previous->sha256 == before->sha256);
+  CAF_CHECK(!changed->previous->previous);
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()

@@ -38,6 +38,8 @@ struct engine_fixture : test_coordinator_fixture<catalog_config> {
     engine.reset();  // sends the exits before the coordinator's final run (timers re-arm otherwise)
   }
 
+  /// What the next start_engine signs the catalog with (taken by it); none: not signed.
+  std::optional<catalog::engine_options::signing_setup> signing;
   /// What the next start_engine gives engine_options::max_settles_in_flight.
   std::size_t max_settles_in_flight = catalog::engine_options{}.max_settles_in_flight;
 
@@ -57,6 +59,7 @@ struct engine_fixture : test_coordinator_fixture<catalog_config> {
     // read right after its answer; the counts interval itself is the actors suite's.
     options.counts_interval = std::chrono::milliseconds{0};
     options.max_settles_in_flight = max_settles_in_flight;
+    options.signing = std::exchange(signing, std::nullopt);
     engine = std::make_unique<catalog::engine>(sys, std::move(options));
     sched.run();
   }

@@ -79,9 +79,12 @@ engine::engine(caf::actor_system& sys, engine_options options) : sys_(sys) {
   if (options.signing && !options.follow) {
     signing_rhythm rhythm;
     rhythm.interval = options.signing->interval;
-    signer_ = spawn_detached(sys, catalog::signer, options.signing->files,
-                             std::make_shared<config::signing_keys>(std::move(options.signing->keys)), options.signing->sequence,
-                             rhythm, std::shared_ptr<const snapshot_store>{store_}, signed_, ctx_);
+    auto keys = std::make_shared<config::signing_keys>(std::move(options.signing->keys));
+    std::shared_ptr<const snapshot_store> snapshots{store_};
+    // Detached with PERSISTENCE: deterministic tests drive both on the test coordinator.
+    signer_ = options.persistence_thread
+                  ? spawn_detached(sys, catalog::signer, options.signing->files, keys, options.signing->sequence, rhythm, snapshots, signed_, ctx_)
+                  : sys.spawn(catalog::signer, options.signing->files, keys, options.signing->sequence, rhythm, snapshots, signed_, ctx_);
   }
 }
 
