@@ -328,5 +328,15 @@ describe("interoperability with Go's note package", () => {
     } finally {
       server.close();
     }
+    // A signed note that names more bytes than a run may read (32 MiB) is not read at all.
+    const huge = go(["sign", onlineSkey], `go.test\nz402 catalog 1\nsequence 2\nsize ${(32 << 20) + 1}\nsha256 ${Buffer.alloc(32).toString("base64")}\nexpires ${expires}\n`).stdout;
+    const big = await serveFiles({ "/discovery/catalog/note": huge, "/discovery/catalog/keys.note": keysNote });
+    try {
+      const r = await discover(["--discovery", big.url, "--intent", "weather", "--root-key", rootVkey, "--state-file", join(work, "go-big.json")]);
+      assert.equal(r.code, 3, r.stderr);
+      assert.match(r.stderr, /more than the run's budget of 33554432/);
+    } finally {
+      big.close();
+    }
   });
 });

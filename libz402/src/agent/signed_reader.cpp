@@ -81,6 +81,9 @@ signed_read read_signed_catalog(http::client& client, const signed_source& sourc
   auto before = recall(source.state_file, statement.origin);
   if (!before) return failed("the agent's state: " + before.error().reason);
   if (auto r = trust::check_history(*before, statement)) return refused(std::move(*r));
+  if (statement.size > limits.budget)
+    return failed("the signed catalog is " + std::to_string(statement.size) + " bytes, more than the run's budget of " +
+                  std::to_string(limits.budget));
   auto base = source.mirror_url.empty() ? http::endpoint_url(source.discovery_url, "/discovery/catalog") : source.mirror_url;
   while (!base.empty() && base.back() == '/') base.pop_back();
   auto url = base + "/" + trust::catalog_file_name(statement.sha256);
