@@ -8,8 +8,12 @@
 #include "z402/agent/discover.hpp"
 #include "z402/agent/private_mcp.hpp"
 #include "z402/agent/signed_reader.hpp"
+#include "z402/config/atomic_file.hpp"
 #include "z402/core/wall_clock.hpp"
+#include "z402/wire/json.hpp"
 
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 namespace {
@@ -21,11 +25,38 @@ constexpr std::size_t max_message_bytes = 1u << 20;
 
 /// Where the catalog comes from: signed (a root key pinned) or not.
 struct trust_options {
-  std::string root_key, mirror, state_file;
+  std::string config, root_key, mirror, state_file;
 };
+
+/// The default config file: $XDG_CONFIG_HOME/z402-discover/config.json, else ~/.config/...
+std::filesystem::path default_config_file() {
+  if (auto* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::filesystem::path{xdg} / "z402-discover" / "config.json";
+  auto* home = std::getenv("HOME");
+  return std::filesystem::path{home && *home ? home : "."} / ".config" / "z402-discover" / "config.json";
+}
+
+/// Fills what the command line left empty from the config file (`--config`, or the default one
+/// when it exists); the error names the file and the key at fault.
+expected<void> apply_config(trust_options& t) {
+  auto file = t.config.empty() ? default_config_file() : std::filesystem::path{t.config};
+  auto text = config::read_file(file);
+  if (!text) return t.config.empty() && text.error().code == errc::not_found ? expected<void>{} : text.error();
+  auto doc = wire::parse_strict(*text, 4);
+  if (!doc || !doc->is_object()) return refused("config", file.string() + " is not a JSON object");
+  for (auto& [key, value] : doc->get_object()) {
+    std::string* into = key == "rootKey" ? &t.root_key : key == "mirror" ? &t.mirror : key == "stateFile" ? &t.state_file : nullptr;
+    if (!into) return refused(key, file.string() + ": unknown key " + std::string{key} + " (rootKey, mirror, stateFile)");
+    if (!value.is_string()) return refused(key, file.string() + ": " + std::string{key} + " must be a string");
+    if (into->empty()) *into = value.get_string();
+  }
+  return {};
+}
 
 void add_trust_options(cli::command& cmd, trust_options& t) {
   cmd.options.add_options()                                                                                       //
+      ("config", po::value(&t.config)->value_name("FILE"),
+       "a JSON file with rootKey, mirror and stateFile (default $XDG_CONFIG_HOME/z402-discover/config.json when it exists); "
+       "options given here win")  //
       ("root-key", po::value(&t.root_key)->value_name("KEY"),
        "the catalog's root verifier key (z402-bazaar catalog-key root): read the signed catalog and check it")  //
       ("mirror", po::value(&t.mirror)->value_name("URL"), "with --root-key: read the catalog's bytes from URL/<sha256>.json")  //
@@ -75,6 +106,7 @@ int serve_mcp(const std::vector<std::string>& args) {
   add_trust_options(cmd, t);
   po::variables_map vm;
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
+  if (auto configured = apply_config(t); !configured) return cli::usage_error(cmd, configured.error().reason);
   std::optional<agent::signed_source> source;
   if (!t.root_key.empty()) {
     auto s = signed_source_of(t, discovery);
@@ -128,6 +160,7 @@ int main(int argc, char** argv) {
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
   bool as_json = vm.count("json") > 0, insecure = vm.count("insecure") > 0;
   if (intent.find_first_not_of(" \t") == std::string::npos) return cli::usage_error(cmd, "--intent must say something");
+  if (auto configured = apply_config(t); !configured) return cli::usage_error(cmd, configured.error().reason);
 
   std::optional<agent::signed_source> source;
   if (!t.root_key.empty()) {

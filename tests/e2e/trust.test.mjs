@@ -15,10 +15,10 @@ import {
 const discoverBinary = process.env.Z402_DISCOVER;
 if (!discoverBinary) throw new Error("Z402_DISCOVER must name the built z402-discover (ctest sets it)");
 
-function discover(args, { faketime } = {}) {
+function discover(args, { faketime, env } = {}) {
   const argv = faketime ? ["faketime", "-f", faketime, discoverBinary, ...args] : [discoverBinary, ...args];
   return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
     let stdout = "", stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
     child.stderr.on("data", (c) => (stderr += c));
@@ -160,6 +160,23 @@ describe("the agent verifies", () => {
     assert.ok(!/not verified/.test(r.stderr));
     const remembered = JSON.parse(readFileSync(state, "utf8")).catalogs["bazaar.test"];
     assert.ok(remembered.sequence >= 2);
+  });
+
+  test("the root key and state file come from the config file too; the command line wins; a bad config is a usage error", async () => {
+    const home = join(work, "config-home");
+    mkdirSync(join(home, "z402-discover"), { recursive: true });
+    writeFileSync(join(home, "z402-discover", "config.json"), JSON.stringify({ rootKey: rootKey, stateFile: join(work, "configured.json") }));
+    let r = await discover(["--discovery", primary.url, "--intent", "weather"], { env: { XDG_CONFIG_HOME: home } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(existsSync(join(work, "configured.json")));
+    const wrong = "bazaar.test+00000000+AaGWEQcCAo04phf5w4bel/IlgVzXmk3XwsUGovyw6SsI";
+    r = await discover(["--discovery", primary.url, "--intent", "weather", "--root-key", wrong], { env: { XDG_CONFIG_HOME: home } });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--root-key's hash does not match/);
+    writeFileSync(join(work, "bad.json"), JSON.stringify({ rootkey: rootKey }));
+    r = await discover(["--discovery", primary.url, "--intent", "weather", "--config", join(work, "bad.json")]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /unknown key rootkey/);
   });
 
   /** The primary's three files, with `bend` applied to them, served by a loopback server. */
