@@ -1,6 +1,8 @@
 #define CAF_SUITE trust
 #include "test.hpp"
 
+#include "z402/config/atomic_file.hpp"
+#include "z402/config/signing_files.hpp"
 #include "z402/core/crypto.hpp"
 #include "z402/trust/signed_note.hpp"
 #include "z402/trust/statements.hpp"
@@ -236,4 +238,48 @@ CAF_TEST(a keys note signed by two roots opens with either) {
   // The root's name is the catalog's origin: a keys note for another origin is refused.
   auto stranger = std::move(*generate_signer("other.test"));
   CAF_CHECK_EQUAL(failed_check(verify_notes(stranger.verifier(), *sign_note(text_of(keys), stranger), catalog, now)), check::keys_signature);
+}
+
+CAF_TEST(the signing files are refused at start for each reason they do not check) {
+  test::temp_dir dir{"z402-signing"};
+  auto files = config::signing_files_in(dir.path);
+  auto root = std::move(*generate_signer("bazaar.test"));
+  auto online = std::move(*generate_signer("bazaar.test/online"));
+  auto other = std::move(*generate_signer("bazaar.test/other"));
+  auto keys_note = [&](std::int64_t expires, const signer_key& delegated) {
+    return *sign_note(text_of(keys_statement{"bazaar.test", expires, {delegated.verifier()}}), root);
+  };
+  auto failure = [&] {
+    auto k = config::load_signing_keys(files, now);
+    return k ? std::string{} : k.error().reason;
+  };
+  CAF_CHECK(failure().find("cannot read") != std::string::npos);  // no online key
+  CAF_REQUIRE(config::write_file_atomically(files.online_key, online.text() + "\n"));
+  CAF_CHECK(failure().find("does not exist") != std::string::npos);  // no keys note
+  CAF_REQUIRE(config::write_file_atomically(files.keys_note, keys_note(now + minute, online)));
+  CAF_CHECK_EQUAL(failure(), "");
+  std::filesystem::permissions(files.online_key, std::filesystem::perms::others_read, std::filesystem::perm_options::add);
+  CAF_CHECK(failure().find("readable by others") != std::string::npos);
+  std::filesystem::permissions(files.online_key, std::filesystem::perms::others_read, std::filesystem::perm_options::remove);
+  CAF_REQUIRE(config::write_file_atomically(files.keys_note, keys_note(now + minute, other)));
+  CAF_CHECK(failure().find("does not name the online key") != std::string::npos);
+  CAF_REQUIRE(config::write_file_atomically(files.keys_note, keys_note(now - 1, online)));
+  CAF_CHECK(failure().find("expired") != std::string::npos);
+  CAF_REQUIRE(config::write_file_atomically(files.keys_note, "not a note\n"));
+  CAF_CHECK(failure().find("is not a signed note") != std::string::npos);
+  CAF_REQUIRE(config::write_file_atomically(files.online_key, "PRIVATE+KEY+broken\n"));
+  CAF_CHECK(failure().find("not a key") != std::string::npos);
+  // The sequence: none yet is 0; a number and a newline; anything else is corrupt.
+  auto sequence = config::read_sequence(files.sequence);
+  CAF_REQUIRE(sequence);
+  CAF_CHECK_EQUAL(*sequence, 0u);
+  CAF_REQUIRE(config::write_sequence(files.sequence, 18446744073709551615u));
+  sequence = config::read_sequence(files.sequence);
+  CAF_REQUIRE(sequence);
+  CAF_CHECK_EQUAL(*sequence, 18446744073709551615u);
+  for (auto bad : {"12", "12\n\n", "x\n", "-1\n", "18446744073709551616\n"}) {
+    CAF_REQUIRE(config::write_file_atomically(files.sequence, bad));
+    auto refused = config::read_sequence(files.sequence);
+    CAF_CHECK(!refused && refused.error().code == errc::corrupt);
+  }
 }
