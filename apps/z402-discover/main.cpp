@@ -64,12 +64,18 @@ void add_trust_options(cli::command& cmd, trust_options& t) {
        "with --root-key: what was seen of each catalog (default $XDG_STATE_HOME/z402-discover/catalogs.json)");
 }
 
-/// The signed source of `t`, or the usage error that says why there is none.
-expected<agent::signed_source> signed_source_of(const trust_options& t, const std::string& discovery) {
+/// Where the catalog comes from, once the config file filled what the command line left out:
+/// signed (a root key pinned) or not (nullopt); or the usage error that says why neither.
+expected<std::optional<agent::signed_source>> source_of(trust_options t, const std::string& discovery) {
+  if (auto configured = apply_config(t); !configured) return configured.error();
+  if (t.root_key.empty()) {
+    if (!t.mirror.empty() || !t.state_file.empty()) return refused("--mirror", "--mirror and --state-file go with --root-key");
+    return std::optional<agent::signed_source>{};
+  }
   auto root = trust::parse_verifier(t.root_key, "--root-key");
   if (!root) return root.error();
-  return agent::signed_source{std::move(*root), discovery, t.mirror,
-                              t.state_file.empty() ? agent::default_state_file() : std::filesystem::path{t.state_file}};
+  return std::optional{agent::signed_source{std::move(*root), discovery, t.mirror,
+                                            t.state_file.empty() ? agent::default_state_file() : std::filesystem::path{t.state_file}}};
 }
 
 /// The catalog as the options say to read it: signed, or the public list. A refusal is one line
@@ -106,16 +112,11 @@ int serve_mcp(const std::vector<std::string>& args) {
   add_trust_options(cmd, t);
   po::variables_map vm;
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
-  if (auto configured = apply_config(t); !configured) return cli::usage_error(cmd, configured.error().reason);
-  std::optional<agent::signed_source> source;
-  if (!t.root_key.empty()) {
-    auto s = signed_source_of(t, discovery);
-    if (!s) return cli::usage_error(cmd, s.error().reason);
-    source = std::move(*s);
-  }
+  auto source = source_of(t, discovery);
+  if (!source) return cli::usage_error(cmd, source.error().reason);
   http::client client{!vm.count("insecure")};
   auto now = [] { return system_wall_clock{}.now_ms(); };
-  agent::catalog_copy copy{[&] { return read(client, source, discovery, agent::read_limits{}, nullptr); }, now};
+  agent::catalog_copy copy{[&] { return read(client, *source, discovery, agent::read_limits{}, nullptr); }, now};
   auto server = agent::make_private_mcp(copy, now);
   std::string line;
   while (std::getline(std::cin, line)) {
@@ -160,20 +161,12 @@ int main(int argc, char** argv) {
   if (auto stop = cli::parse(cmd, args, vm)) return *stop;
   bool as_json = vm.count("json") > 0, insecure = vm.count("insecure") > 0;
   if (intent.find_first_not_of(" \t") == std::string::npos) return cli::usage_error(cmd, "--intent must say something");
-  if (auto configured = apply_config(t); !configured) return cli::usage_error(cmd, configured.error().reason);
-
-  std::optional<agent::signed_source> source;
-  if (!t.root_key.empty()) {
-    auto s = signed_source_of(t, discovery);
-    if (!s) return cli::usage_error(cmd, s.error().reason);
-    source = std::move(*s);
-  } else if (!t.mirror.empty() || !t.state_file.empty()) {
-    return cli::usage_error(cmd, "--mirror and --state-file go with --root-key");
-  }
+  auto source = source_of(t, discovery);
+  if (!source) return cli::usage_error(cmd, source.error().reason);
 
   http::client client{!insecure};
   std::optional<trust::refusal> refusal;
-  auto catalog = read(client, source, discovery, limits, &refusal);
+  auto catalog = read(client, *source, discovery, limits, &refusal);
   if (refusal) {
     std::cerr << "z402-discover: " << refusal->line() << std::endl;
     return trust::exit_code_of(refusal->failed);

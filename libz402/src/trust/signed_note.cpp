@@ -162,10 +162,9 @@ std::optional<std::string_view> unverified_text(std::string_view note) {
 
 note_opening open_note(std::string_view note, const std::vector<verifier_key>& known) {
   auto refuse = [](note_failure f, std::string reason) { return note_opening{std::nullopt, note_refusal{f, std::move(reason)}}; };
-  auto split = note.rfind("\n\n");
-  if (split == std::string_view::npos) return refuse(note_failure::malformed, "no blank line before the signatures");
-  auto text = note.substr(0, split + 1), sigs = note.substr(split + 2);
-  if (sigs.empty() || sigs.back() != '\n') return refuse(note_failure::malformed, "the signatures do not end with a newline");
+  auto split = unverified_text(note);
+  if (!split) return refuse(note_failure::malformed, "no blank line before signature lines that end with a newline");
+  auto text = *split, sigs = note.substr(text.size() + 1);
   for (std::size_t at = 0; at < note.size();) {
     auto end = note.find('\n', at);
     if (end == std::string_view::npos) end = note.size();
