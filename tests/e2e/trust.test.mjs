@@ -227,6 +227,12 @@ describe("the agent verifies", () => {
     r = await discover(args);
     assert.equal(r.code, 10, r.stderr);
     assert.match(r.stderr, /refused \(equivocation\)/);
+    // A state file that is not the agent's is not overwritten: without it a rollback could not be told.
+    writeFileSync(join(work, "history.json"), "not json");
+    r = await discover(args);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /history\.json is not the agent's state/);
+    assert.equal(readFileSync(join(work, "history.json"), "utf8"), "not json");
   });
 
   test("an expired note is refused 61 s past its expiry, not 59 s", async () => {

@@ -27,14 +27,19 @@ expected<std::string> get(http::client& client, const std::string& url, std::chr
   return std::move(res->body());
 }
 
-/// What the state file remembers of `origin`; nothing when it is new here. A state file that
-/// cannot be read is an error: without it rollback could not be told.
-expected<std::optional<trust::remembered>> recall(const std::filesystem::path& file, const std::string& origin) {
+/// The agent's state file as it is: empty when it does not exist yet. One that cannot be read
+/// is an error: without it rollback could not be told.
+expected<json::object> read_state(const std::filesystem::path& file) {
   auto text = config::read_file(file);
-  if (!text) return text.error().code == errc::not_found ? expected<std::optional<trust::remembered>>{std::nullopt} : text.error();
+  if (!text) return text.error().code == errc::not_found ? expected<json::object>{json::object{}} : text.error();
   auto doc = wire::parse_for_display(*text, 8);
-  auto* entry = doc && doc->is_object() ? wire::find_path(doc->get_object(), {"catalogs", origin}) : nullptr;
   if (!doc || !doc->is_object()) return error{errc::corrupt, file.string(), file.string() + " is not the agent's state (JSON)"};
+  return std::move(doc->get_object());
+}
+
+/// What `state` remembers of `origin`; nothing when it is new here.
+expected<std::optional<trust::remembered>> recall(const json::object& state, const std::filesystem::path& file, const std::string& origin) {
+  auto* entry = wire::find_path(state, {"catalogs", origin});
   if (!entry) return std::optional<trust::remembered>{};
   auto* seq = entry->is_object() ? entry->get_object().if_contains("sequence") : nullptr;
   auto* digest = entry->is_object() ? entry->get_object().if_contains("sha256") : nullptr;
@@ -44,15 +49,13 @@ expected<std::optional<trust::remembered>> recall(const std::filesystem::path& f
   return std::optional{trust::remembered{seq->to_number<std::uint64_t>(), std::move(*raw)}};
 }
 
-expected<void> remember(const std::filesystem::path& file, const trust::catalog_statement& note) {
-  json::object doc;
-  if (auto text = config::read_file(file))
-    if (auto parsed = wire::parse_for_display(*text, 8); parsed && parsed->is_object()) doc = std::move(parsed->get_object());
-  if (!doc["catalogs"].is_object()) doc["catalogs"] = json::object{};
-  doc["catalogs"].get_object()[note.origin] = json::object{{"sequence", note.sequence}, {"sha256", wire::base64_encode(note.sha256)}};
+/// `state` with `note` remembered for its origin, written over the state file.
+expected<void> remember(json::object state, const std::filesystem::path& file, const trust::catalog_statement& note) {
+  if (!state["catalogs"].is_object()) state["catalogs"] = json::object{};
+  state["catalogs"].get_object()[note.origin] = json::object{{"sequence", note.sequence}, {"sha256", wire::base64_encode(note.sha256)}};
   std::error_code ec;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  return config::write_file_atomically(file, json::serialize(doc) + "\n");
+  return config::write_file_atomically(file, json::serialize(state) + "\n");
 }
 
 signed_read failed(std::string why) {
@@ -78,7 +81,9 @@ signed_read read_signed_catalog(http::client& client, const signed_source& sourc
   auto verdict = trust::verify_notes(source.root, *keys, *note, now_ms);
   if (verdict.refused) return refused(std::move(*verdict.refused));
   auto& statement = verdict.notes->catalog;
-  auto before = recall(source.state_file, statement.origin);
+  auto state = read_state(source.state_file);
+  if (!state) return failed("the agent's state: " + state.error().reason);
+  auto before = recall(*state, source.state_file, statement.origin);
   if (!before) return failed("the agent's state: " + before.error().reason);
   if (auto r = trust::check_history(*before, statement)) return refused(std::move(*r));
   if (statement.size > limits.budget)
@@ -94,7 +99,7 @@ signed_read read_signed_catalog(http::client& client, const signed_source& sourc
   if (auto r = trust::verify_bytes(statement, *bytes)) return refused(std::move(*r));
   auto page = parse_catalog_page(*bytes);
   if (page.error) return failed("the signed catalog is not a catalog: " + *page.error);
-  if (auto saved = remember(source.state_file, statement); !saved) return failed("the agent's state: " + saved.error().reason);
+  if (auto saved = remember(std::move(*state), source.state_file, statement); !saved) return failed("the agent's state: " + saved.error().reason);
   signed_read out;
   out.catalog.pages = 1;
   out.catalog.bytes = bytes->size();
