@@ -15,14 +15,28 @@ import {
 const discoverBinary = process.env.Z402_DISCOVER;
 if (!discoverBinary) throw new Error("Z402_DISCOVER must name the built z402-discover (ctest sets it)");
 
+// libfaketime fakes the wall clock only (FAKETIME_DONT_FAKE_MONOTONIC): the expiry check reads the
+// wall clock, and libfaketime 0.9.10's faked monotonic clock can leave a timed wait on a monotonic
+// condition variable (the agent's resolver hand-off) waiting for ever.
+const wallClockOnly = { FAKETIME_DONT_FAKE_MONOTONIC: "1" };
+const discoverLimitMs = 30_000;
+
+/** Runs z402-discover; a run that outlives discoverLimitMs is killed and reported as such. */
 function discover(args, { faketime, env } = {}) {
   const argv = faketime ? ["faketime", "-f", faketime, discoverBinary, ...args] : [discoverBinary, ...args];
-  return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), {
+      stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...(faketime ? wallClockOnly : {}), ...env } });
     let stdout = "", stderr = "";
+    const limit = setTimeout(() => child.kill("SIGKILL"), discoverLimitMs);
     child.stdout.on("data", (c) => (stdout += c));
     child.stderr.on("data", (c) => (stderr += c));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.on("error", (e) => { clearTimeout(limit); reject(new Error(`${argv[0]} could not run: ${e.message}`)); });
+    child.on("close", (code, signal) => {
+      clearTimeout(limit);
+      if (signal === "SIGKILL") reject(new Error(`${argv.join(" ")} ran past ${discoverLimitMs} ms; stderr: ${stderr}`));
+      else resolve({ code, stdout, stderr });
+    });
   });
 }
 

@@ -31,13 +31,26 @@ inline void require(bool holds, const char* what) {
 
 /// A directory of this process's own for targets that write files: thousands of writes a
 /// second, so in memory (/dev/shm) where there is one, not on a disk the other tests fsync to.
-inline std::filesystem::path scratch_dir(const std::string& name) {
-  std::error_code ec;
-  auto base = std::filesystem::is_directory("/dev/shm", ec) ? std::filesystem::path{"/dev/shm"} : std::filesystem::temp_directory_path();
-  auto dir = base / ("z402-fuzz-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+/// Held in a static, it is removed when the process exits (a crash leaves it, beside its input).
+class scratch_dir {
+ public:
+  explicit scratch_dir(const std::string& name) {
+    std::error_code ec;
+    auto base = std::filesystem::is_directory("/dev/shm", ec) ? std::filesystem::path{"/dev/shm"} : std::filesystem::temp_directory_path();
+    path_ = base / ("z402-fuzz-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(path_);
+  }
+  scratch_dir(const scratch_dir&) = delete;
+  scratch_dir& operator=(const scratch_dir&) = delete;
+  ~scratch_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::filesystem::path operator/(const char* file) const { return path_ / file; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 inline std::string_view text_of(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};

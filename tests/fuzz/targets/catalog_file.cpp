@@ -9,7 +9,7 @@
 
 Z402_FUZZ_TARGET(catalog_file) {
   using namespace z402;
-  static const auto dir = fuzz::scratch_dir("catalog");
+  static const fuzz::scratch_dir dir{"catalog"};
   auto file = dir / "catalog.json";
   {
     std::ofstream out{file, std::ios::binary | std::ios::trunc};

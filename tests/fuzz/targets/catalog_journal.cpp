@@ -11,7 +11,7 @@
 
 Z402_FUZZ_TARGET(catalog_journal) {
   using namespace z402;
-  static const auto dir = fuzz::scratch_dir("journal");
+  static const fuzz::scratch_dir dir{"journal"};
   auto file = dir / "catalog.json";
   auto journal = catalog::journal_path(file);
   {
