@@ -4,11 +4,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { writeFileSync, rmSync, readFileSync } from "node:fs";
+import { writeFileSync, rmSync, readFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   newDataDir, removeDataDir, addProvider, createSettleKey, startServer, stopServer, list, sleep, freePort, startDemo,
-  demoPay, cli, scaled, waitFor,
+  demoPay, cli, scaled, waitFor, delist,
 } from "./lib/server.mjs";
 
 const payTo = "uregtest1demo";
@@ -82,10 +82,49 @@ test("within 1 s the three routes are listed with lastSeen, and prices and metho
 test("z402-discover against the real server picks the demo route that matches the intent", () => {
   const r = spawnSync(process.env.Z402_DISCOVER, ["--discovery", catalog.url, "--intent", "is 97 a prime number"], { encoding: "utf8" });
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout.trim().split("\n").at(-1), `pick: GET ${demo.url}/v1/primes/:n`);
+  // The demo serves plain http here: an agent reads origins over HTTPS only, and says so.
+  const plain = "the resource is not https: origins are read over HTTPS only";
+  assert.equal(r.stdout.trim().split("\n").at(-1), `pick: GET ${demo.url}/v1/primes/:n  not origin-verified (url: ${plain})`);
   const words = spawnSync(process.env.Z402_DISCOVER, ["--discovery", catalog.url, "--intent", "count the words of my text", "--json"], { encoding: "utf8" });
   assert.equal(words.status, 0, words.stderr);
-  assert.deepEqual(JSON.parse(words.stdout).pick, { method: "POST", url: `${demo.url}/v1/wordcount` });
+  assert.deepEqual(JSON.parse(words.stdout).pick,
+    { method: "POST", url: `${demo.url}/v1/wordcount`, origin: { verified: false, check: "url", reason: plain } });
+  const required = spawnSync(process.env.Z402_DISCOVER, ["--discovery", catalog.url, "--intent", "is 97 a prime number", "--require-origin"], { encoding: "utf8" });
+  assert.equal(required.status, 11, required.stderr);
+});
+
+test("a demo served over HTTPS is bound to its origin: its manifest names the payTo its 402 asks, for every route", async () => {
+  const { makeCa, makeServerCert } = await import("./lib/tls.mjs");
+  const tlsDir = join(dir, "origin-tls");
+  mkdirSync(tlsDir);
+  const ca = makeCa(tlsDir);
+  const cert = makeServerCert(tlsDir, "demo");
+  const secure = await startDemo([
+    "--discovery", catalog.url, "--provider-key-file", join(dir, "provider.key"), "--pay-to", payTo,
+    "--listen", `127.0.0.1:${await freePort()}`, "--tls-cert", cert.cert, "--tls-key", cert.key, "--declare-interval-ms", String(beatMs),
+  ]);
+  try {
+    const env = { ...process.env, SSL_CERT_FILE: ca.ca };
+    const routes = [["GET", `${secure.url}/v1/quote`], ["POST", `${secure.url}/v1/wordcount`], ["GET", `${secure.url}/v1/primes/:n`]];
+    await waitFor("the HTTPS demo's routes listed", async () => (await demoItems()).filter((i) => i.resource.startsWith(secure.url)).length === routes.length, 10_000);
+    for (const [method, url] of routes) {
+      const r = spawnSync(process.env.Z402_DISCOVER, ["verify", url, "--discovery", catalog.url, "--allow-private-origin", "--method", method],
+        { encoding: "utf8", env });
+      assert.equal(r.status, 0, r.stderr + r.stdout);
+      assert.equal(r.stdout, `${method} ${url}  origin-verified\n`);
+    }
+    // The seller's own check reports the same binding.
+    const check = spawnSync(process.env.Z402_SELLER, ["check", `${secure.url}/v1/quote?symbol=ZEC`, "--discovery", catalog.url], { encoding: "utf8", env });
+    assert.equal(check.status, 0, check.stdout + check.stderr);
+    assert.match(check.stdout, new RegExp(`ok    origin binding: the origin's /\\.well-known/x402 names payTo ${payTo} for GET ${secure.url.replace(/[.]/g, "\\.")}/v1/quote\n`));
+  } finally {
+    secure.child.kill("SIGTERM");
+    await secure.exited;
+    // The tests after this one count the demo's listings: the HTTPS demo's leave with it.
+    const items = (await demoItems()).filter((i) => i.resource.startsWith(secure.url))
+      .map((i) => ({ type: "http", resource: i.resource, method: methodOf(i) }));
+    assert.equal((await delist(catalog.url, providerKey, { items })).status, 200);
+  }
 });
 
 test("three development payments count 3 in the catalog and on /health; a replay gets 402", async () => {

@@ -231,9 +231,12 @@ describe("hostile servers", { concurrency: true }, () => {
     srv.close();
     assert.equal(text.code, 0);
     assert.match(text.stdout.toString(), /^Weather forecast  GET https:\/\/svc1\.example\.com\/v1\/thing .*\n    why: snow > weather \(hypernym\) in name, description; tomorrow > daili \(hypernym\) in description\n/);
-    assert.match(text.stdout.toString(), /\npick: GET https:\/\/svc1\.example\.com\/v1\/thing\n$/);
+    // The pick's origin is asked before it is printed: this one does not exist.
+    assert.match(text.stdout.toString(), /\npick: GET https:\/\/svc1\.example\.com\/v1\/thing  not origin-verified \(manifest: [^\n]+\)\n$/);
     const parsed = JSON.parse(json.stdout.toString());
     assert.equal(parsed.pick.url, "https://svc1.example.com/v1/thing");
+    assert.equal(parsed.pick.origin.verified, false);
+    assert.equal(parsed.pick.origin.check, "manifest");
     assert.match(parsed.resources[0].why, /^nevar > weather \(translation, es > hypernym of snow\) in name, description/);
     assert.equal(parsed.resources[1].why, "no match");
   });

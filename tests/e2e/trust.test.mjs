@@ -379,3 +379,121 @@ describe("interoperability with Go's note package", () => {
     }
   });
 });
+
+// Origin binding (docs/trust.md, "Origin binding"): a test HTTPS origin on loopback (so the
+// agent is run with --allow-private-origin, and trusts the test CA through SSL_CERT_FILE, as
+// OpenSSL's default verify paths allow) serves a manifest and a 402 that agree with the
+// listing, or do not in one way at a time.
+describe("origin-bound listings", () => {
+  let origin, originUrl, resource, caEnv, mode = "agree", redirects = 0;
+  const payTo = "uregtest1acme";
+  const manifestFor = (names, extra = {}) => JSON.stringify({
+    x402Version: 2, ...extra,
+    routes: [{ method: "GET", url: resource, accepts: [{ ...terms, amount: "1000", payTo: names, maxTimeoutSeconds: 60 }] }],
+  });
+  /** A manifest of exactly `size` bytes naming the listing's payTo. */
+  const manifestOfSize = (size) => {
+    const bare = manifestFor(payTo, { padding: "" });
+    return manifestFor(payTo, { padding: "x".repeat(size - Buffer.byteLength(bare)) });
+  };
+
+  before(async () => {
+    const { makeCa, makeServerCert } = await import("./lib/tls.mjs");
+    const tlsDir = join(work, "origin-tls");
+    mkdirSync(tlsDir);
+    const ca = makeCa(tlsDir);
+    const cert = makeServerCert(tlsDir, "origin");
+    caEnv = { SSL_CERT_FILE: ca.ca };
+    const https = await import("node:https");
+    origin = https.createServer({ cert: readFileSync(cert.cert), key: readFileSync(cert.key) }, (req, res) => {
+      const here = originUrl;
+      if (req.url.startsWith("/.well-known/x402")) {
+        if (mode === "away") return res.writeHead(302, { location: `https://localhost:${origin.address().port}/.well-known/x402` }).end();
+        if (mode.startsWith("hops-") && redirects < Number(mode.slice(5))) {
+          redirects += 1;
+          return res.writeHead(307, { location: `/.well-known/x402?hop=${redirects}` }).end();
+        }
+        const body = mode === "other-manifest" ? manifestFor("uregtest1other")
+          : mode === "at-limit" ? manifestOfSize(256 << 10)
+            : mode === "past-limit" ? manifestOfSize((256 << 10) + 1) : manifestFor(payTo);
+        return res.writeHead(200, { "content-type": "application/json" }).end(body);
+      }
+      if (req.url === "/v1/tide") {
+        const asked = mode === "other-402" ? "uregtest1other" : payTo;
+        const required = { x402Version: 2, resource: { url: `${here}/v1/tide` },
+          accepts: [{ ...terms, amount: "1000", payTo: asked, maxTimeoutSeconds: 60 }] };
+        return res.writeHead(402, { "PAYMENT-REQUIRED": Buffer.from(JSON.stringify(required)).toString("base64") }).end("{}");
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise((resolve) => origin.listen(0, "127.0.0.1", resolve));
+    originUrl = `https://127.0.0.1:${origin.address().port}`;
+    resource = `${originUrl}/v1/tide`;
+    const r = await declare(primary.url, providerKey, {
+      items: [item(terms, payTo, resource, { description: "Tide tables for any harbour." })] });
+    assert.equal(r.status, 200, r.body);
+  });
+  after(() => origin?.close());
+
+  const verify = (args, env = caEnv) => discover(["verify", resource, "--discovery", primary.url, "--allow-private-origin", ...args], { env });
+  const inMode = async (m, run) => { mode = m; redirects = 0; try { return await run(); } finally { mode = "agree"; } };
+
+  test("manifest, live 402 and listing agree: the pick is origin-verified, and verify says so", async () => {
+    const r = await discover(["--discovery", primary.url, "--intent", "tide tables for a harbour", "--allow-private-origin", "--require-origin"], { env: caEnv });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim().split("\n").at(-1), `pick: GET ${resource}  origin-verified`);
+    const v = await verify(["--json"]);
+    assert.equal(v.code, 0, v.stderr);
+    assert.deepEqual(JSON.parse(v.stdout), { listings: [{ method: "GET", url: resource, verified: true }] });
+  });
+
+  for (const [m, check, says] of [
+    ["other-manifest", "manifest-payTo", /the origin names payTo uregtest1other for this resource, not uregtest1acme/],
+    ["other-402", "402-payTo", /the live 402 asks payTo uregtest1other, not uregtest1acme/],
+    ["away", "manifest", /redirects to another origin: https:\/\/localhost:/],
+    ["hops-4", "manifest", /more than 3 redirects/],
+    ["past-limit", "manifest", /the manifest is larger than 256 KiB/],
+  ]) {
+    test(`refused (${check}) when ${m}: the pick says why; --require-origin makes it exit 11`, async () => {
+      await inMode(m, async () => {
+        const r = await verify([]);
+        assert.equal(r.code, 11, r.stderr);
+        assert.equal(r.stdout, `GET ${resource}  not origin-verified (${check}: ${r.stdout.split(`(${check}: `)[1]}`);
+        assert.match(r.stdout, says);
+        redirects = 0;
+        const pick = await discover(["--discovery", primary.url, "--intent", "tide tables for a harbour", "--allow-private-origin", "--require-origin"], { env: caEnv });
+        assert.equal(pick.code, 11, pick.stderr);
+        assert.match(pick.stdout, new RegExp(`\\npick: GET ${resource.replace(/[.]/g, "\\.")}  not origin-verified \\(${check}: `));
+      });
+    });
+  }
+
+  test("three same-origin redirects and a manifest of exactly 256 KiB are read", async () => {
+    for (const m of ["hops-3", "at-limit"]) {
+      const r = await inMode(m, () => verify([]));
+      assert.equal(r.code, 0, `${m}: ${r.stderr}${r.stdout}`);
+      assert.match(r.stdout, /origin-verified\n$/);
+    }
+  });
+
+  test("a URL with userinfo is refused as given, without its secret in the answer", async () => {
+    const withUser = resource.replace("https://", "https://agent:s3cret@");
+    const r = await discover(["verify", withUser, "--discovery", primary.url, "--allow-private-origin"], { env: caEnv });
+    assert.equal(r.code, 11, r.stderr);
+    assert.match(r.stderr, /not origin-verified \(url: the resource URL carries userinfo\)/);
+    assert.doesNotMatch(r.stderr + r.stdout, /s3cret/);
+  });
+
+  test("without --allow-private-origin a loopback origin is not read; an unlisted URL exits 1; TLS is verified", async () => {
+    let r = await discover(["verify", resource, "--discovery", primary.url], { env: caEnv });
+    assert.equal(r.code, 11, r.stderr);
+    assert.match(r.stdout, /not origin-verified \(manifest: GET https:\/\/127\.0\.0\.1:\d+\/\.well-known\/x402: 127\.0\.0\.1 resolves only to loopback, private or reserved addresses\)/);
+    r = await discover(["verify", `${originUrl}/v1/unlisted`, "--discovery", primary.url, "--allow-private-origin"], { env: caEnv });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /the catalog does not list https:\/\/127\.0\.0\.1:\d+\/v1\/unlisted/);
+    // Without the test CA the origin's certificate is not trusted: --insecure is the catalog's, never an origin's.
+    r = await discover(["verify", resource, "--discovery", primary.url, "--allow-private-origin", "--insecure"], { env: { SSL_CERT_FILE: "/nonexistent" } });
+    assert.equal(r.code, 11, r.stderr);
+    assert.match(r.stdout, /not origin-verified \(manifest: .*TLS handshake/);
+  });
+});

@@ -4,6 +4,10 @@
 #include "fixtures.hpp"
 
 #include "z402/agent/discover.hpp"
+#include "z402/agent/origin_binding.hpp"
+#include "http/public_address.hpp"
+#include "z402/wire/base64.hpp"
+#include "z402/wire/payment_required.hpp"
 #include "z402/rules/text.hpp"
 #include "z402/wire/iso_time.hpp"
 
@@ -132,7 +136,8 @@ CAF_TEST(nothing a terminal acts on survives) {
   item["description"] = hostile;
   item["resource"] = hostile;
   auto line = agent::line_of(item, now, 1);
-  for (auto text : {agent::render_text({line}, true), agent::render_json({line}, true)}) {
+  agent::origin_verdict hostile_origin{false, "manifest", rules::terminal_safe(hostile)};
+  for (auto text : {agent::render_text({line}, true, hostile_origin), agent::render_json({line}, true, hostile_origin)}) {
     text.pop_back();  // the final newline is ours
     for (std::size_t at = 0; (at = text.find('\n')) != std::string::npos;) text.erase(at, 1);
     CAF_CHECK(rules::check_shown_text(text, "text").has_value());
@@ -142,16 +147,109 @@ CAF_TEST(nothing a terminal acts on survives) {
 CAF_TEST(a line shows name method url price unit and activity) {
   auto item = test::fields_of(rows[0]);
   for (auto& [k, v] : seen(-12)) item[k] = v;
-  auto text = agent::render_text({agent::line_of(item, now, 2)}, true);
+  agent::origin_verdict bound{true, "", ""};
+  auto text = agent::render_text({agent::line_of(item, now, 2)}, true, bound);
   CAF_CHECK_EQUAL(text,
                   "URL to markdown  GET https://md.example.com/v1/markdown  1000 zat/page (0.00001 ZEC)  up 12s today 4  "
                   "Fetches one public web page and returns its main content as clean markdown.\n"
-                  "pick: GET https://md.example.com/v1/markdown\n");
-  auto none = agent::render_text({agent::line_of(item, now, 0)}, false);
+                  "pick: GET https://md.example.com/v1/markdown  origin-verified\n");
+  agent::origin_verdict unbound{false, "manifest-payTo", "the origin names payTo uregtest1b for this resource, not uregtest1a"};
+  auto refused = agent::render_text({agent::line_of(item, now, 2)}, true, unbound);
+  CAF_CHECK(refused.ends_with("pick: GET https://md.example.com/v1/markdown  not origin-verified (manifest-payTo: the origin names "
+                              "payTo uregtest1b for this resource, not uregtest1a)\n"));
+  auto none = agent::render_text({agent::line_of(item, now, 0)}, false, unbound);
   CAF_CHECK(none.ends_with("pick: none\n"));
-  auto doc = boost::json::parse(agent::render_json({agent::line_of(item, now, 2)}, true)).as_object();
+  auto doc = boost::json::parse(agent::render_json({agent::line_of(item, now, 2)}, true, unbound)).as_object();
   auto status = doc.at("resources").at(0).at("activity").at("status").as_string();
   CAF_CHECK_EQUAL(status, "up");
   auto url = doc.at("pick").at("url").as_string();
   CAF_CHECK_EQUAL(url, "https://md.example.com/v1/markdown");
+  auto check = doc.at("pick").at("origin").at("check").as_string();
+  CAF_CHECK_EQUAL(check, "manifest-payTo");
+  auto verified = boost::json::parse(agent::render_json({agent::line_of(item, now, 2)}, true, bound)).at("pick").at("origin");
+  CAF_CHECK_EQUAL(boost::json::serialize(verified), R"({"verified":true})");
+}
+
+// Origin binding (docs/trust.md, "Origin binding"): the pure parts. The network parts are
+// tested against a real HTTPS origin in tests/e2e/trust.test.mjs.
+
+CAF_TEST(a manifest names payTo for a resource by url pattern and method) {
+  auto manifest = boost::json::parse(R"({
+    "routes": [
+      {"method": "GET", "url": "https://api.example.com/v1/primes/:n", "accepts": [{"payTo": "uregtest1a"}]},
+      {"method": "POST", "url": "https://api.example.com/v1/wordcount", "accepts": [{"payTo": "uregtest1b"}, {"payTo": ""}]},
+      {"url": "https://api.example.com/v1/any/{id}", "accepts": [{"payTo": "uregtest1c"}]}
+    ],
+    "items": [{"resource": {"url": "https://api.example.com/v1/quote"}, "accepts": [{"payTo": "uregtest1d"}]}]
+  })").as_object();
+  auto names = [&](std::string_view method, std::string_view url) {
+    auto found = agent::manifest_pay_tos(manifest, method, url);
+    std::string out = found ? "" : "none";
+    if (found)
+      for (auto& p : *found) out += (out.empty() ? "" : ",") + p;
+    return out;
+  };
+  CAF_CHECK_EQUAL(names("GET", "https://api.example.com/v1/primes/97"), "uregtest1a");
+  CAF_CHECK_EQUAL(names("GET", "https://api.example.com/v1/primes/:n"), "uregtest1a");  // a listed route template
+  CAF_CHECK_EQUAL(names("POST", "https://api.example.com/v1/primes/97"), "none");         // another method
+  CAF_CHECK_EQUAL(names("GET", "https://api.example.com/v1/primes/97/x"), "none");        // another shape
+  CAF_CHECK_EQUAL(names("GET", "https://api.example.com/v1/primes/"), "none");            // an empty segment is no value
+  CAF_CHECK_EQUAL(names("POST", "https://api.example.com/v1/wordcount"), "uregtest1b");   // empty payTos left out
+  CAF_CHECK_EQUAL(names("DELETE", "https://api.example.com/v1/any/7"), "uregtest1c");     // no method: any
+  CAF_CHECK_EQUAL(names("GET", "https://api.example.com/v1/quote"), "uregtest1d");        // a DiscoveryResource list
+  CAF_CHECK_EQUAL(names("GET", "https://other.example.com/v1/quote"), "none");            // another origin
+  CAF_CHECK_EQUAL(names("GET", "http://api.example.com/v1/quote"), "none");               // another scheme
+  CAF_CHECK_EQUAL(names("GET", "https://api.example.com:443/v1/quote"), "uregtest1d");    // the default port is the origin's
+  CAF_CHECK_EQUAL(names("GET", "not a url"), "none");
+}
+
+CAF_TEST(a resource URL with userinfo or without https is refused before anything is read) {
+  agent::origin_policy policy;
+  auto userinfo = agent::url_refusal("https://user:pass@api.example.com/v1/quote", policy);
+  CAF_REQUIRE(userinfo.has_value());
+  CAF_CHECK_EQUAL(userinfo->check, "url");
+  CAF_CHECK(userinfo->line().find("userinfo") != std::string::npos);
+  CAF_CHECK(userinfo->line().find("pass") == std::string::npos);
+  auto plain = agent::url_refusal("http://api.example.com/v1/quote", policy);
+  CAF_REQUIRE(plain.has_value());
+  CAF_CHECK_EQUAL(plain->check, "url");
+  policy.require_https = false;
+  CAF_CHECK(!agent::url_refusal("http://api.example.com/v1/quote", policy).has_value());
+  CAF_CHECK(!agent::url_refusal("https://api.example.com/v1/quote", agent::origin_policy{}).has_value());
+  CAF_CHECK(agent::url_refusal("api.example.com/v1/quote", agent::origin_policy{}).has_value());
+}
+
+CAF_TEST(only public addresses are public) {
+  // "ADDRESS public" or "ADDRESS not public", so a failure names the address.
+  auto seen_as = [](std::string a) { return a + (http::is_public_address(boost::asio::ip::make_address(a)) ? " public" : " not public"); };
+  for (auto a : {"8.8.8.8", "1.1.1.1", "93.184.216.34", "2606:4700:4700::1111", "100.63.255.255", "100.128.0.0", "172.32.0.1",
+                 "192.169.0.1", "2002:0808:0808::1", "::ffff:8.8.8.8", "64:ff9b::808:808"})
+    CAF_CHECK_EQUAL(seen_as(a), std::string{a} + " public");
+  for (auto a : {"127.0.0.1", "127.255.255.254", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254",
+                 "100.64.0.1", "0.0.0.0", "0.1.2.3", "224.0.0.1", "255.255.255.255", "240.0.0.1", "192.0.2.1", "198.18.0.1",
+                 "198.51.100.1", "203.0.113.1", "192.0.0.8", "192.88.99.1", "::", "::1", "fe80::1", "fc00::1", "fd12:3456::1",
+                 "ff02::1", "fec0::1", "2001:db8::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::7f00:1", "2002:7f00:0001::1",
+                 "::127.0.0.1"})
+    CAF_CHECK_EQUAL(seen_as(a), std::string{a} + " not public");
+}
+
+CAF_TEST(a 402 is read from its header or else a v1 body) {
+  std::string v2 = R"({"x402Version":2,"accepts":[{"payTo":"uregtest1a","amount":"1"},{"payTo":"uregtest1b"}]})";
+  auto from_header = wire::payment_required_of(wire::base64_encode(v2), "ignored");
+  CAF_REQUIRE(from_header.has_value());
+  CAF_CHECK_EQUAL(from_header->how, "PAYMENT-REQUIRED header (x402 v2)");
+  auto pay_tos = wire::pay_tos_of(from_header->required);
+  CAF_REQUIRE_EQUAL(pay_tos.size(), 2u);
+  CAF_CHECK_EQUAL(pay_tos[1], "uregtest1b");
+  // A header that is not base64 JSON is not read around: the body does not stand in for it.
+  CAF_CHECK(!wire::payment_required_of(std::string_view{"not base64!"}, v2).has_value());
+  auto from_body = wire::payment_required_of(std::nullopt, R"({"x402Version":1,"accepts":[{"payTo":"uregtest1c","maxAmountRequired":"5","resource":"https://a.example.com/x"}]})");
+  CAF_REQUIRE(from_body.has_value());
+  CAF_CHECK_EQUAL(from_body->how, "JSON body (x402 v1)");
+  auto amount = from_body->required.at("accepts").at(0).at("amount").as_string();
+  CAF_CHECK_EQUAL(amount, "5");
+  auto body_pay_tos = wire::pay_tos_of(from_body->required);
+  CAF_CHECK_EQUAL(body_pay_tos, std::vector<std::string>{"uregtest1c"});
+  CAF_CHECK(!wire::payment_required_of(std::nullopt, R"({"accepts":[]})").has_value());
+  CAF_CHECK(!wire::payment_required_of(std::nullopt, "<html>").has_value());
 }

@@ -1,12 +1,14 @@
 #define CAF_SUITE kit
 #include "test.hpp"
 
+#include "z402/agent/origin_binding.hpp"
 #include "z402/kit/bazaar_builder.hpp"
 #include "z402/kit/dev_verifier.hpp"
 #include "z402/kit/paid_service.hpp"
 #include "z402/kit/payment_required.hpp"
 #include "z402/rules/declaration.hpp"
 #include "z402/wire/base64.hpp"
+#include "z402/wire/payment_required.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -265,6 +267,15 @@ CAF_TEST(the manifest is byte stable and names every route with its price) {
   CAF_CHECK_EQUAL(amount, "500");
   auto pay_to = doc.at("payment").at("payTo").as_string();
   CAF_CHECK_EQUAL(pay_to, "uregtest1kit");
+  // Each route names the payTo its 402 asks, as the agent reads a manifest (agent/origin_binding.hpp):
+  // every route's declared resource is found in it, with the kit's payTo.
+  for (auto& r : routes()) {
+    auto required = kit::payment_required(identity(), r, kit::example_path(r));
+    auto named = agent::manifest_pay_tos(doc, r.method, kit::declared_item(required).at("resource").as_string());
+    CAF_REQUIRE(named.has_value());
+    CAF_CHECK_EQUAL(*named, std::vector<std::string>{"uregtest1kit"});
+    CAF_CHECK_EQUAL(wire::pay_tos_of(required), *named);
+  }
   service_fixture f;
   auto served = f.call(http::bhttp::verb::get, "/.well-known/x402");
   CAF_CHECK_EQUAL(served.body(), a);

@@ -126,18 +126,19 @@ resource_line line_of(const json::object& item, std::int64_t now_ms, double scor
   return l;
 }
 
-std::string render_text(const std::vector<resource_line>& lines, bool picked) {
+std::string render_text(const std::vector<resource_line>& lines, bool picked, const origin_verdict& origin) {
   std::string out;
   for (auto& l : lines) {
     out += l.service_name + "  " + l.method + " " + l.url + "  " + l.price + "  " + activity_cell(l.live) + "  " +
            l.description + "\n";
     if (!l.why.empty()) out += "    why: " + l.why + "\n";
   }
-  out += picked && !lines.empty() ? "pick: " + lines.front().method + " " + lines.front().url + "\n" : "pick: none\n";
+  out += picked && !lines.empty() ? "pick: " + lines.front().method + " " + lines.front().url + "  " + origin.line() + "\n"
+                                  : "pick: none\n";
   return out;
 }
 
-std::string render_json(const std::vector<resource_line>& lines, bool picked) {
+std::string render_json(const std::vector<resource_line>& lines, bool picked, const origin_verdict& origin) {
   json::array resources;
   for (auto& l : lines) {
     // value(x), not value{x}: braces would make a one-element array.
@@ -154,7 +155,14 @@ std::string render_json(const std::vector<resource_line>& lines, bool picked) {
     if (!l.why.empty()) resources.back().as_object()["why"] = l.why;
   }
   json::value pick;
-  if (picked && !lines.empty()) pick = json::object{{"method", lines.front().method}, {"url", lines.front().url}};
+  if (picked && !lines.empty()) {
+    json::object bound{{"verified", origin.verified}};
+    if (!origin.verified) {
+      bound["check"] = origin.check;
+      bound["reason"] = origin.reason;
+    }
+    pick = json::object{{"method", lines.front().method}, {"url", lines.front().url}, {"origin", std::move(bound)}};
+  }
   return json::serialize(json::object{{"resources", std::move(resources)}, {"pick", std::move(pick)}}) + "\n";
 }
 

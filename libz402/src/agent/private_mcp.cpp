@@ -46,7 +46,7 @@ mcp::tool_result unreadable(const catalog_read& read) {
   return {{}, rules::terminal_safe("could not read the catalog: " + read.error.value_or("unknown error")), true};
 }
 
-mcp::tool_answer discover(catalog_copy& copy, std::int64_t now, const json::object& args) {
+mcp::tool_answer discover(catalog_copy& copy, const pick_check& check, std::int64_t now, const json::object& args) {
   auto read_args = mcp::read_arguments(args, {"intent"}, {"maxAmount", "limit"});
   if (auto* err = std::get_if<mcp::rpc_error>(&read_args)) return *err;
   std::string intent;
@@ -76,8 +76,10 @@ mcp::tool_answer discover(catalog_copy& copy, std::int64_t now, const json::obje
       if (lines.size() == limit) break;
       lines.push_back(line_of(items[pos], now, ranked.scores[pos]));
     }
-    bool picked = ranked.pick.has_value();
-    return mcp::tool_result{one_line(render_json(lines, picked)), one_line(render_text(lines, picked)), false};
+    bool picked = ranked.pick.has_value() && !lines.empty();
+    auto origin = picked ? check.verify(items[*ranked.pick]) : origin_verdict{};
+    return mcp::tool_result{one_line(render_json(lines, picked, origin)), one_line(render_text(lines, picked, origin)),
+                            picked && check.required && !origin.verified};
   }
   return unreadable(read);
 }
@@ -104,7 +106,7 @@ mcp::tool_answer get_resource(catalog_copy& copy, std::int64_t now, const json::
   }
   if (lines.empty())
     return mcp::tool_result{{}, rules::terminal_safe("not_found: no listing of " + (tool.empty() ? method : tool) + " " + *wanted), true};
-  return mcp::tool_result{one_line(render_json(lines, false)), one_line(render_text(lines, false)), false};
+  return mcp::tool_result{one_line(render_json(lines, false, {})), one_line(render_text(lines, false, {})), false};
 }
 
 json::object object_schema(json::object properties, std::initializer_list<std::string_view> required) {
@@ -136,11 +138,12 @@ const catalog_read& catalog_copy::get() {
   return *copy_;
 }
 
-mcp::server make_private_mcp(catalog_copy& copy, std::function<std::int64_t()> now_ms) {
+mcp::server make_private_mcp(catalog_copy& copy, std::function<std::int64_t()> now_ms, pick_check check) {
   std::vector<mcp::tool> tools{
       {"discover", "Discover a paid resource",
        "Finds the paid x402 resources that fit an intent. The catalog is read and ranked on this machine: the intent "
-       "is never sent anywhere. Answers the ranked resources (price, liveness, paid calls today) and the pick.",
+       "is never sent anywhere. Answers the ranked resources (price, liveness, paid calls today) and the pick, with "
+       "whether the pick's own origin names its payTo (origin-verified).",
        object_schema({{"intent", {{"type", "string"}, {"description", "what you want to do, in words"}}},
                       {"maxAmount", {{"type", {"string", "integer"}}, {"description", "price ceiling in atomic units"}}},
                       {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", max_results}, {"description", "at most this many (default 10)"}}}},
@@ -155,8 +158,9 @@ mcp::server make_private_mcp(catalog_copy& copy, std::function<std::int64_t()> n
   return mcp::server{{"z402-discover", "z402 private discovery", std::string{z402::version()},
                       "Discovery of paid x402 resources that never sends what you look for: the catalog is read whole "
                       "and ranked on this machine."},
-                     std::move(tools), [&copy, now_ms](std::string_view name, const json::object& args) -> mcp::tool_answer {
-                       return name == "discover" ? discover(copy, now_ms(), args) : get_resource(copy, now_ms(), args);
+                     std::move(tools),
+                     [&copy, now_ms, check = std::move(check)](std::string_view name, const json::object& args) -> mcp::tool_answer {
+                       return name == "discover" ? discover(copy, check, now_ms(), args) : get_resource(copy, now_ms(), args);
                      }};
 }
 

@@ -44,7 +44,8 @@ expected<std::optional<trust::remembered>> recall(const json::object& state, con
   auto* seq = entry->is_object() ? entry->get_object().if_contains("sequence") : nullptr;
   auto* digest = entry->is_object() ? entry->get_object().if_contains("sha256") : nullptr;
   auto raw = digest && digest->is_string() ? wire::base64_decode(digest->get_string()) : std::nullopt;
-  if (!seq || !seq->is_uint64() && !seq->is_int64() || !raw || raw->size() != 32)
+  bool whole = seq && (seq->is_uint64() || (seq->is_int64() && seq->get_int64() >= 0));
+  if (!whole || !raw || raw->size() != 32)
     return error{errc::corrupt, file.string(), file.string() + " holds a malformed entry for " + origin};
   return std::optional{trust::remembered{seq->to_number<std::uint64_t>(), std::move(*raw)}};
 }

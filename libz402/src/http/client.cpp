@@ -1,5 +1,6 @@
 #include "z402/http/client.hpp"
 
+#include "http/public_address.hpp"
 #include "wire/url.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -97,16 +98,28 @@ net::awaitable<fetch_result> exchange(Stream& stream, const request& req, std::s
   co_return parser.release();
 }
 
-net::awaitable<fetch_result> run(net::ssl::context& tls, bool verify, target t, request req,
+/// The addresses `t` may be reached at: all of them, or only the public ones.
+expected<std::vector<tcp::endpoint>> reachable(const tcp::resolver::results_type& resolved, const target& t, bool public_only) {
+  std::vector<tcp::endpoint> out;
+  for (auto& entry : resolved)
+    if (!public_only || is_public_address(entry.endpoint().address())) out.push_back(entry.endpoint());
+  if (out.empty())
+    return error{errc::forbidden, "url", t.host + " resolves only to loopback, private or reserved addresses"};
+  return out;
+}
+
+net::awaitable<fetch_result> run(net::ssl::context& tls, bool verify, bool public_only, target t, request req,
                                  std::chrono::steady_clock::time_point deadline, std::size_t& budget) {
   auto ex = co_await net::this_coro::executor;
   beast::error_code ec;
   tcp::resolver resolver{ex};
   auto endpoints = co_await resolver.async_resolve(t.host, t.port, net::redirect_error(use_awaitable, ec));
   if (ec) co_return unreachable("cannot resolve " + t.host + ": " + ec.message());
+  auto allowed = reachable(endpoints, t, public_only);
+  if (!allowed) co_return allowed.error();
   beast::tcp_stream tcp_stream{ex};
   tcp_stream.expires_at(deadline);
-  co_await tcp_stream.async_connect(endpoints, net::redirect_error(use_awaitable, ec));
+  co_await tcp_stream.async_connect(*allowed, net::redirect_error(use_awaitable, ec));
   if (ec) co_return failure_of(ec, "connecting to " + t.host_header);
   if (!t.tls) co_return co_await exchange(tcp_stream, req, budget);
 
@@ -154,7 +167,7 @@ fetch_result client::fetch(const client_request& spec, std::chrono::steady_clock
   // The coroutine hands its answer over by reference: co_spawn would need an answer it can
   // default-construct for the exception path, and an expected has none.
   auto exchange_into = [&](target to, request r) -> net::awaitable<void> {
-    result.emplace(co_await run(tls_, verify_tls_, std::move(to), std::move(r), deadline, budget));
+    result.emplace(co_await run(tls_, verify_tls_, spec.public_addresses_only, std::move(to), std::move(r), deadline, budget));
   };
   net::co_spawn(ioc, exchange_into(std::move(*t), std::move(req)), [&](std::exception_ptr error) {
     if (error) result = unreachable("the exchange failed");

@@ -73,6 +73,8 @@ std::string manifest(const service_identity& id, const std::vector<paid_route>& 
                        {"input", info.at("input")}};
     if (auto out = info.if_contains("output")) entry["output"] = *out;
     entry["schema"] = bazaar.at("schema");
+    // What the route's 402 asks, payTo included: the agent binds a listing to its origin by it.
+    entry["accepts"] = json::array{config::accepts_entry(id.terms, id.pay_to, r.amount, id.max_timeout_seconds)};
     entries.emplace_back(std::move(entry));
   }
   json::object doc{{"x402Version", 2},

@@ -1,15 +1,16 @@
 #include "z402/seller/route_check.hpp"
 
 #include "z402/agent/discover.hpp"
+#include "z402/agent/origin_binding.hpp"
 #include "z402/config/catalog_limits.hpp"
 #include "z402/config/rail_terms.hpp"
 #include "z402/kit/payment_required.hpp"
 #include "z402/rules/declaration.hpp"
 #include "z402/rules/price_label.hpp"
 #include "z402/rules/text.hpp"
-#include "z402/wire/base64.hpp"
 #include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"
+#include "z402/wire/payment_required.hpp"
 #include "wire/url.hpp"
 
 #include <boost/json.hpp>
@@ -42,39 +43,6 @@ struct run {
 std::string text_of(const json::object& o, std::string_view key) {
   auto* v = o.if_contains(key);
   return v && v->is_string() ? std::string{v->as_string()} : std::string{};
-}
-
-/// The PaymentRequired of an answer: x402 v2's PAYMENT-REQUIRED header, or a v1 JSON body
-/// (normalised to the v2 shape: resource object, amount for maxAmountRequired).
-std::optional<json::object> payment_required_of(const http::client_response& res, std::string& how) {
-  if (auto h = res.find("PAYMENT-REQUIRED"); h != res.end()) {
-    auto decoded = wire::base64_decode({h->value().data(), h->value().size()});
-    if (!decoded) return std::nullopt;
-    auto doc = wire::parse_strict(*decoded, max_depth);
-    if (!doc || !doc->is_object()) return std::nullopt;
-    how = "PAYMENT-REQUIRED header (x402 v2)";
-    return doc->as_object();
-  }
-  auto doc = wire::parse_strict(res.body(), max_depth);
-  if (!doc || !doc->is_object()) return std::nullopt;
-  auto& v1 = doc->as_object();
-  auto* accepts = v1.if_contains("accepts");
-  if (!accepts || !accepts->is_array() || accepts->as_array().empty() || !accepts->as_array()[0].is_object()) return std::nullopt;
-  auto& first = accepts->as_array()[0].as_object();
-  json::object v2{{"x402Version", 2},
-                  {"resource", {{"url", text_of(first, "resource")}, {"description", text_of(first, "description")},
-                                {"mimeType", text_of(first, "mimeType")}}}};
-  json::array entries;
-  for (auto& e : accepts->as_array()) {
-    if (!e.is_object()) continue;
-    auto entry = e.as_object();
-    if (auto* amount = entry.if_contains("maxAmountRequired")) entry["amount"] = *amount;
-    for (auto k : {"maxAmountRequired", "resource", "description", "mimeType", "outputSchema"}) entry.erase(k);
-    entries.push_back(std::move(entry));
-  }
-  v2["accepts"] = std::move(entries);
-  how = "JSON body (x402 v1)";
-  return v2;
 }
 
 /// "1000 zat/quote (0.00001 ZEC) to uregtest1seller, ..." for each accepts entry of an item.
@@ -169,9 +137,10 @@ std::optional<json::object> read_payment_required(run& r) {
     return std::nullopt;
   }
   auto& res = *answer;
-  std::string how;
-  auto required = res.result_int() == 402 ? payment_required_of(res, how) : std::nullopt;
-  if (res.result_int() != 402 || !required) {
+  auto header = res.find("PAYMENT-REQUIRED");
+  auto answer_402 = res.result_int() == 402 ? wire::payment_required_of(header == res.end() ? std::nullopt : std::optional<std::string_view>{header->value()}, res.body())
+                                             : std::nullopt;
+  if (res.result_int() != 402 || !answer_402) {
     auto why = res.result_int() != 402
                    ? "it answered " + std::to_string(res.result_int()) + " " + std::string{res.reason()} + ", not 402 Payment Required"
                    : std::string{"it answered 402 without a PaymentRequired (no PAYMENT-REQUIRED header, no x402 v1 body)"};
@@ -180,8 +149,8 @@ std::optional<json::object> read_payment_required(run& r) {
                                   : "a paid route answers an unpaid request with 402 and its terms (the kit does)");
     return std::nullopt;
   }
-  r.add("the route answers 402", true, "with a " + how);
-  return required;
+  r.add("the route answers 402", true, "with a " + std::string{answer_402->how});
+  return std::move(answer_402->required);
 }
 
 // The item a declaration of the route would carry, checked.
@@ -268,6 +237,27 @@ void check_listing(run& r, const declared_route& route, const json::object& mine
   r.add("paid calls today", true, std::to_string(live.today));
 }
 
+// 6. Whether the route's origin names its payTo for it, as an agent checks before it picks the
+// route (agent/origin_binding.hpp). The seller checks its own service: a local address and plain
+// http are read too, and the line says an agent would not.
+void check_origin(run& r, const declared_route& route) {
+  if (route.identity.type == "mcp") return;
+  agent::origin_policy policy;
+  policy.allow_private = true;
+  policy.require_https = false;
+  auto verdict = agent::check_manifest(r.client, route.identity.selector, route.identity.resource, {route.pay_to}, policy, r.deadline);
+  if (!verdict.verified) {
+    r.add("origin binding", false, verdict.check + ": " + verdict.reason,
+          "serve /.well-known/x402 listing this route with accepts[].payTo " + route.pay_to +
+              " (the kit's manifest does): agents check it before they pick the route");
+    return;
+  }
+  bool https = route.identity.resource.starts_with("https://");
+  r.add("origin binding", true,
+        "the origin's /.well-known/x402 names payTo " + route.pay_to + " for " + route.identity.selector + " " + route.identity.resource +
+            (https ? std::string{} : std::string{" (agents read origins over HTTPS only: plain http is never origin-verified)"}));
+}
+
 }  // namespace
 
 check_report check_route(http::client& client, const check_request& req, std::int64_t now_ms) {
@@ -282,6 +272,7 @@ check_report check_route(http::client& client, const check_request& req, std::in
   auto* mine = find_listing(r, *route, listing);
   if (!mine) return std::move(r.report);
   check_listing(r, *route, *mine, now_ms);
+  check_origin(r, *route);
   bool all_ok = std::all_of(r.report.lines.begin(), r.report.lines.end(), [](auto& l) { return l.ok; });
   r.report.exit_code = all_ok ? 0 : 1;
   return std::move(r.report);

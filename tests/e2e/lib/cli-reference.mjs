@@ -10,7 +10,7 @@ export const helpCommands = [
   ["Z402_BAZAAR", ["provider", "list"]], ["Z402_BAZAAR", ["provider", "rotate"]], ["Z402_BAZAAR", ["provider", "remove"]],
   ["Z402_BAZAAR", ["settle-key"]], ["Z402_BAZAAR", ["terms"]], ["Z402_BAZAAR", ["catalog-key"]],
   ["Z402_BAZAAR", ["catalog-key", "root"]], ["Z402_BAZAAR", ["catalog-key", "online"]], ["Z402_BAZAAR", ["catalog-key", "delegate"]],
-  ["Z402_DEMO", []], ["Z402_DEMO", ["pay"]], ["Z402_DISCOVER", []], ["Z402_DISCOVER", ["mcp"]],
+  ["Z402_DEMO", []], ["Z402_DEMO", ["pay"]], ["Z402_DISCOVER", []], ["Z402_DISCOVER", ["mcp"]], ["Z402_DISCOVER", ["verify"]],
   ["Z402_SELLER", []], ["Z402_SELLER", ["check"]], ["Z402_LOAD", ["test"]],
 ];
 

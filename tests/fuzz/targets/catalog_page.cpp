@@ -18,12 +18,12 @@ Z402_FUZZ_TARGET(catalog_page) {
   fuzz::require(ranked.order.size() == items.size(), "every item is ranked");
   std::vector<agent::resource_line> lines;
   for (auto i : ranked.order) lines.push_back(agent::line_of(items[i], 1'700'000'000'000, ranked.scores[i]));
-  auto text = agent::render_text(lines, ranked.pick.has_value());
+  auto text = agent::render_text(lines, ranked.pick.has_value(), {});
   // Lines end in newlines; nothing else a terminal acts on may come from the catalog.
   std::string without_newlines = text;
   std::erase(without_newlines, '\n');
   fuzz::require(rules::check_shown_text(without_newlines, "text").has_value(), "the agent's report is safe to print");
-  fuzz::require(wire::parse_strict(agent::render_json(lines, ranked.pick.has_value()), 64).has_value(),
+  fuzz::require(wire::parse_strict(agent::render_json(lines, ranked.pick.has_value(), {}), 64).has_value(),
                 "the agent's JSON report is strict JSON");
   return 0;
 }

@@ -3,6 +3,8 @@
 // the server's own search (the same documents, query expansion and BM25F), and show each
 // resource in terms a person can act on. Every text
 // that came from the catalog is made terminal-safe before it is shown, in text or JSON.
+#include "z402/agent/origin_binding.hpp"
+
 #include <boost/json/object.hpp>
 
 #include <cstdint>
@@ -49,9 +51,10 @@ struct resource_line {
 resource_line line_of(const boost::json::object& item, std::int64_t now_ms, double score, std::string why = {});
 
 /// The text report: one line per resource in ranked order (and a "why:" line under each one
-/// explained), then `pick: METHOD URL` or `pick: none`.
-std::string render_text(const std::vector<resource_line>& lines, bool picked);
-/// The same as one JSON document.
-std::string render_json(const std::vector<resource_line>& lines, bool picked);
+/// explained), then `pick: METHOD URL` and what its origin said (origin_verdict::line), or
+/// `pick: none`.
+std::string render_text(const std::vector<resource_line>& lines, bool picked, const origin_verdict& origin);
+/// The same as one JSON document: "pick" {method, url, origin {verified, check?, reason?}} or null.
+std::string render_json(const std::vector<resource_line>& lines, bool picked, const origin_verdict& origin);
 
 }  // namespace z402::agent

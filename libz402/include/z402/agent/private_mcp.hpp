@@ -4,6 +4,7 @@
 // as z402-discover, keeps the copy for a minute, and ranks it locally. Every text it answers
 // with is terminal-safe: catalog text is a seller's, not ours.
 #include "z402/agent/catalog_reader.hpp"
+#include "z402/agent/origin_binding.hpp"
 #include "z402/mcp/protocol.hpp"
 
 #include <chrono>
@@ -32,8 +33,14 @@ class catalog_copy {
   std::int64_t read_at_ = 0;
 };
 
-/// The server: tools `discover` (intent, maxAmount, limit) and `get_resource` (url, method or
-/// toolName), over `copy`.
-mcp::server make_private_mcp(catalog_copy& copy, std::function<std::int64_t()> now_ms);
+/// How a pick is bound to its origin before it is answered (origin_binding.hpp).
+struct pick_check {
+  std::function<origin_verdict(const boost::json::object& item)> verify;
+  bool required = false;  // an unverified pick answers isError
+};
+
+/// The server: tools `discover` (intent, maxAmount, limit; its pick checked by `check`) and
+/// `get_resource` (url, method or toolName), over `copy`.
+mcp::server make_private_mcp(catalog_copy& copy, std::function<std::int64_t()> now_ms, pick_check check);
 
 }  // namespace z402::agent

@@ -21,6 +21,9 @@ struct client_request {
   std::string url;  // absolute http:// or https://
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  /// Connect only to public addresses (http/public_address.hpp): a name that resolves to none
+  /// is refused (errc::forbidden) before any connection is made.
+  bool public_addresses_only = false;
 };
 
 /// A catalog's base URL joined with one of its endpoints ("/discovery/resources"): the base's
@@ -30,7 +33,8 @@ std::string endpoint_url(std::string_view base, std::string_view path);
 /// An answer as received (the server side's response type gathers; this one owns its body).
 using client_response = bhttp::response<bhttp::string_body>;
 /// The answer, or why there is none: errc::timed_out (the deadline passed), body_too_large (the
-/// byte budget ran out), invalid_request (field "url": the URL is not usable) or unavailable
+/// byte budget ran out), invalid_request (field "url": the URL is not usable), forbidden (the
+/// name resolves to no public address, when only those are wanted) or unavailable
 /// (no name, no connection, no TLS, not HTTP). The reason says which step failed and never
 /// repeats a header value.
 using fetch_result = expected<client_response>;

@@ -23,8 +23,8 @@ boost::json::object declared_item(const boost::json::object& payment_required);
 /// {"items":[...]} for POST /discovery/declarations.
 boost::json::object declaration(const service_identity& id, const std::vector<paid_route>& routes);
 
-/// The /.well-known/x402 document: identity, terms, payTo and every route's call shape and
-/// price. Deterministic: the same routes give the same bytes (no timestamps, no run state).
+/// The /.well-known/x402 document: identity, terms, payTo and every route's call shape, price
+/// and accepts (the 402's, payTo included: what an agent binds a listing to its origin by). Deterministic: the same routes give the same bytes (no timestamps, no run state).
 std::string manifest(const service_identity& id, const std::vector<paid_route>& routes);
 
 /// The path a route's declaration and manifest entry are built from.

@@ -4,7 +4,8 @@
 // checks every accepts entry against the rail's terms (GET /discovery/terms), builds the item
 // a declaration from that 402 carries (the kit's builder) and runs the catalog's own rules on
 // it, then looks the identity up (GET /discovery/resource) and compares the listing with the
-// 402. Every text that came from the route or the catalog is terminal-safe.
+// 402, and whether the route's origin names its payTo in /.well-known/x402 as agents check
+// (agent/origin_binding.hpp). Every text that came from the route or the catalog is terminal-safe.
 #include "z402/http/client.hpp"
 
 #include <chrono>
