@@ -4,6 +4,7 @@
 #include "z402/core/crypto.hpp"
 #include "z402/catalog/catalog_file.hpp"
 #include "routes/declaration_checker.hpp"
+#include "routes/signed_catalog.hpp"
 #include "z402/config/atomic_file.hpp"
 #include "z402/config/signing_files.hpp"
 #include "z402/trust/statements.hpp"
@@ -812,6 +813,15 @@ CAF_TEST(a signed catalog is re-signed before its note has less than 10 minutes 
   CAF_REQUIRE(changed->previous);
   CAF_CHECK(changed->previous->sha256 == before->sha256);
   CAF_CHECK(!changed->previous->previous);
+  // Served up to its expiry, and no longer: a follower cut off answers 503 once its note expired.
+  http::request req{http::bhttp::verb::get, "/discovery/catalog/note", 11};
+  auto at_expiry = routes::signed_catalog_response(req, "/discovery/catalog/note", changed, changed->expires_ms);
+  CAF_CHECK_EQUAL(at_expiry.result_int(), 200u);
+  auto past = routes::signed_catalog_response(req, "/discovery/catalog/note", changed, changed->expires_ms + 1);
+  CAF_CHECK_EQUAL(past.result_int(), 503u);
+  CAF_CHECK(past.body().find("\"signed_catalog_expired\"") != std::string::npos);
+  auto bytes_path = "/discovery/catalog/" + trust::catalog_file_name(changed->sha256);
+  CAF_CHECK_EQUAL(routes::signed_catalog_response(req, bytes_path, changed, changed->expires_ms + 1).result_int(), 200u);
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()

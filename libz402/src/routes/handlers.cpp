@@ -175,7 +175,8 @@ http::response handle_read(bazaar_routes& routes, const http::request& req, rout
   if (r == route::metrics) return metrics_response(routes);
   if (r == route::terms) return terms_response(routes.reads, req);
   if (r == route::signed_catalog)
-    return signed_catalog_response(req, http::path_of({req.target().data(), req.target().size()}), routes.engine.signed_catalog());
+    return signed_catalog_response(req, http::path_of({req.target().data(), req.target().size()}), routes.engine.signed_catalog(),
+                                   routes.engine.context().clock->now_ms());
   auto snap = routes.engine.snapshots().load_cached();
   if (r == route::health) return health_response(routes, *snap);
   auto res = catalog_read(routes.engine, routes.reads, req, r, snap);

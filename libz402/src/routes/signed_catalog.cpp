@@ -3,6 +3,7 @@
 #include "routes/read_response.hpp"
 #include "z402/core/crypto.hpp"
 #include "z402/trust/statements.hpp"
+#include "z402/wire/iso_time.hpp"
 
 namespace z402::routes {
 namespace {
@@ -43,9 +44,14 @@ http::response bytes_response(const http::request& req, const catalog::signed_pu
 
 }  // namespace
 
-http::response signed_catalog_response(const http::request& req, std::string_view path, const catalog::signed_publication_ptr& pub) {
+http::response signed_catalog_response(const http::request& req, std::string_view path, const catalog::signed_publication_ptr& pub,
+                                       std::int64_t now_ms) {
   if (!pub) return http::error_response(404, "not_found", "this catalog is not signed (docs/trust.md)");
   auto name = path.substr(prefix.size());
+  if (name == "note" && now_ms > pub->expires_ms)
+    return http::error_response(503, "signed_catalog_expired",
+                                "the signed catalog expired at " + wire::format_iso_ms(pub->expires_ms) +
+                                    ": this node has not had a newer note from its primary since");
   if (name == "note") return note_response(req, pub->note, "\"" + std::to_string(pub->sequence) + "\"", "no-cache");
   if (name == "keys.note")
     return note_response(req, pub->keys_note, "\"" + crypto::sha256_hex(pub->keys_note).substr(0, 32) + "\"", "public, max-age=60");
