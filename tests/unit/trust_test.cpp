@@ -38,8 +38,7 @@ struct signed_catalog {
   std::string bytes = R"({"x402Version":2,"items":[],"pagination":{"limit":0,"offset":0,"total":0}})";
   keys_statement keys{"bazaar.test", now + 90 * 24 * 60 * minute, {online.verifier()}};
   catalog_statement catalog() const {
-    auto d = crypto::sha256(bytes);
-    return {"bazaar.test", 7, bytes.size(), std::string(reinterpret_cast<const char*>(d.data()), d.size()), now + 15 * minute};
+    return {"bazaar.test", 7, bytes.size(), crypto::sha256_bytes(bytes), now + 15 * minute};
   }
   std::string keys_note() const { return *sign_note(text_of(keys), root); }
   std::string catalog_note() const { return *sign_note(text_of(catalog()), online); }
@@ -100,6 +99,13 @@ CAF_TEST(keys round trip through their text and a bent key is refused) {
   CAF_CHECK_EQUAL(again->verifier().text(), key->verifier().text());
   CAF_CHECK(parse_verifier(key->verifier().text()));
   CAF_CHECK(!generate_signer("has space"));
+  // Every Unicode space (White_Space) is refused, as Go's note package refuses them; other
+  // characters beyond ASCII are names like any.
+  for (auto spaced : {"a\tb", "a\xC2\xA0" "b", "a\xE2\x80\x80" "b", "a\xE2\x80\x8A" "b", "a\xE2\x80\xA8" "b", "a\xE3\x80\x80" "b",
+                      "a\xE1\x9A\x80" "b"})
+    CAF_CHECK(!valid_key_name(spaced));
+  CAF_CHECK(valid_key_name("caf\xC3\xA9.example/online"));
+  CAF_CHECK(valid_key_name("a\xE2\x80\x8B" "b"));  // a zero-width space is not White_Space
   CAF_CHECK(!generate_signer("a+b"));
   CAF_CHECK(!generate_signer(""));
   CAF_CHECK(!parse_verifier("PeterNeumann+c74f20a4+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"));   // hash

@@ -306,8 +306,8 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
           std::string& bytes) {
         // Served as they came: the agents check them; the name is the bytes' own digest.
         auto& out = *self->state.signed_catalog;
-        auto digest = crypto::sha256(bytes);
-        out.publish(make_publication(sequence, expires_ms, std::string(reinterpret_cast<const char*>(digest.data()), digest.size()),
+        auto sha256 = crypto::sha256_bytes(bytes);  // before `bytes` is moved into the publication
+        out.publish(make_publication(sequence, expires_ms, std::move(sha256),
                                      std::move(note), std::move(keys_note), std::make_shared<const std::string>(std::move(bytes)),
                                      out.load()));
       },

@@ -39,8 +39,7 @@ void sign_newest(signer_state& st) {
   auto now = st.ctx.clock->now_ms();
   if (!st.keys || !due(st, *snap, now)) return;
   auto bytes = std::make_shared<const std::string>(whole_catalog(*snap));
-  auto digest = crypto::sha256(*bytes);
-  std::string sha256(reinterpret_cast<const char*>(digest.data()), digest.size());
+  auto sha256 = crypto::sha256_bytes(*bytes);
   auto sequence = st.sequence + 1;
   if (auto saved = config::write_sequence(st.files.sequence, sequence); !saved) {
     // Not signed: a note whose sequence a restart could sign again with other bytes would be

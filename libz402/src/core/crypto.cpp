@@ -33,6 +33,11 @@ std::array<unsigned char, 32> sha256(std::string_view data) {
   return digest;
 }
 
+std::string sha256_bytes(std::string_view data) {
+  auto digest = sha256(data);
+  return {reinterpret_cast<const char*>(digest.data()), digest.size()};
+}
+
 std::string sha256_hex(std::string_view data) {
   auto digest = sha256(data);
   return hex({reinterpret_cast<const char*>(digest.data()), digest.size()});

@@ -9,6 +9,9 @@
 #include <set>
 #include <utility>
 
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
+
 namespace z402::trust {
 namespace {
 
@@ -95,12 +98,14 @@ std::string signer_key::sign(std::string_view message) const { return crypto::ed
 
 bool valid_key_name(std::string_view name) {
   if (name.empty() || name.find('+') != std::string_view::npos || !rules::check_shown_text(name, "name")) return false;
-  // Unicode spaces: the ASCII ones, NBSP, the U+2000 block, and the rest of Go's unicode.IsSpace.
-  for (std::string_view space : {" ", "\xC2\x85", "\xC2\xA0", "\xE1\x9A\x80", "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF",
-                                 "\xE2\x81\x9F", "\xE3\x80\x80"})
-    if (name.find(space) != std::string_view::npos) return false;
-  for (unsigned c = 0x80; c <= 0x8A; ++c)  // U+2000..U+200A
-    if (name.find(std::string{"\xE2\x80"} + static_cast<char>(c)) != std::string_view::npos) return false;
+  // No Unicode space (the White_Space property, which Go's unicode.IsSpace tests too). The name
+  // is valid UTF-8 here: check_shown_text refuses anything else.
+  auto length = static_cast<std::int32_t>(name.size());
+  for (std::int32_t at = 0; at < length;) {
+    UChar32 c;
+    U8_NEXT(name.data(), at, length, c);
+    if (c < 0 || u_isUWhiteSpace(c)) return false;
+  }
   return true;
 }
 

@@ -54,8 +54,7 @@ notes_verdict verify_notes(const verifier_key& root, std::string_view keys_note,
 std::optional<refusal> verify_bytes(const catalog_statement& note, std::string_view bytes) {
   if (bytes.size() != note.size)
     return refuse(check::catalog_bytes, "the catalog is " + std::to_string(bytes.size()) + " bytes, the note says " + std::to_string(note.size));
-  auto digest = crypto::sha256(bytes);
-  if (!crypto::constant_time_equal({reinterpret_cast<const char*>(digest.data()), digest.size()}, note.sha256))
+  if (!crypto::constant_time_equal(crypto::sha256_bytes(bytes), note.sha256))
     return refuse(check::catalog_bytes, "the catalog's SHA-256 is not the note's");
   return std::nullopt;
 }

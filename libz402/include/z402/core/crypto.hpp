@@ -13,6 +13,9 @@ std::string hex(std::string_view bytes);
 /// SHA-256 of `data`: 32 raw bytes.
 std::array<unsigned char, 32> sha256(std::string_view data);
 
+/// SHA-256 of `data` as a string of its 32 raw bytes (how signed catalogs name their bytes).
+std::string sha256_bytes(std::string_view data);
+
 /// SHA-256 of `data` as 64 lower-case hex digits.
 std::string sha256_hex(std::string_view data);
 
