@@ -26,6 +26,7 @@ const medianRun = (name) => {
 };
 const engine = medianRun("engine");
 const searchAlone = JSON.parse(read("search-inprocess.json"));
+const signing = [32, 128].map((providers) => JSON.parse(read(`signed-${providers}.json`)));
 const engineAlone = medianRun("engine-alone");
 
 // benchmarks/run's wrk_pair: the round with the median ratio of z402-bazaar to nginx, and the
@@ -186,6 +187,20 @@ const md = [
   ``,
   `The lexicon: ${searchAlone.lexicon.bytes} bytes of read-only data in the library, checked in ${searchAlone.lexicon.checkMs.toFixed(2)} ms; ` +
     `the queries above made ${searchAlone.lexicon.rssKbByQueries} KB of it resident. Made from ${searchAlone.lexicon.sources}.`,
+  ``,
+  `## 3c. Signing the catalog, in process (docs/trust.md §5)`,
+  ``,
+  `What the SIGNER does for each note (at most every 10 s while the catalog changes, every 5 minutes otherwise): the whole ` +
+    `catalog's bytes, their SHA-256, the Ed25519 signature of the note and the gzip served beside the bytes; the median of five.`,
+  ``,
+  `| items | bytes | gzip bytes | serialise ms | SHA-256 ms | sign ms | gzip ms | held by the newest and the one before / bytes | process growth / bytes |`,
+  `|---|---|---|---|---|---|---|---|---|`,
+  ...signing.map((x) => `| ${x.items} | ${x.bytes} | ${x.gzipBytes} | ${x.msSerialise.toFixed(1)} | ${x.msSha256.toFixed(1)} | ` +
+    `${x.msSign.toFixed(2)} | ${x.msGzip.toFixed(1)} | ${x.heldPerCatalogByte.toFixed(2)}x | ${x.grownPerCatalogByte.toFixed(2)}x |`),
+  ``,
+  `A signing node holds two copies of the catalog's bytes and their gzip beside the catalog itself (the newest publication ` +
+    `and the one before, which an agent that read the note just before still asks for), and grows to about twice that while it ` +
+    `signs (the copy being made, and freed copies the allocator keeps). The servers in section 4 do not sign.`,
   ``,
   `## 4. Memory`,
   ``,

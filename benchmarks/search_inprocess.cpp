@@ -7,6 +7,7 @@
 // queries adds before any catalog is made. Prints JSON on one line.
 //   z402-bench-search [QUERIES_PER_SIZE]
 #include "load/catalog_gen.hpp"
+#include "resident_memory.hpp"
 #include "routes/search_query.hpp"
 #include "search/lexicon.hpp"
 #include "z402/search/ranking.hpp"
@@ -38,15 +39,6 @@ const std::vector<const char*> queries = {
 double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
-}
-
-/// Kilobytes resident (VmRSS).
-long rss_kb() {
-  std::ifstream status{"/proc/self/status"};
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return 0;
 }
 
 struct catalog {
@@ -93,7 +85,7 @@ int main(int argc, char** argv) {
   boost::json::object out;
   // The lexicon: checked once (what the library does at its first search), its pages touched
   // by the queries below.
-  const auto rss_before = rss_kb();
+  const auto rss_before = bench::rss_kb();
   const auto t0 = clock_type::now();
   auto lex = search::lexicon::read(z402_lexicon_bytes, static_cast<std::size_t>(z402_lexicon_end - z402_lexicon_bytes));
   const double check_ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
@@ -105,7 +97,7 @@ int main(int argc, char** argv) {
   // every process that maps it): the resident growth from expanding them all, no catalog yet.
   for (int k = 0; k < 100; ++k)
     for (auto text : queries) search::expand(text, nullptr);
-  out["lexicon"] = {{"bytes", lex->bytes()}, {"checkMs", check_ms}, {"sources", lex->sources()}, {"rssKbByQueries", rss_kb() - rss_before}};
+  out["lexicon"] = {{"bytes", lex->bytes()}, {"checkMs", check_ms}, {"sources", lex->sources()}, {"rssKbByQueries", bench::rss_kb() - rss_before}};
   boost::json::array sizes;
   for (std::size_t items : {1024u, 4096u, 16384u}) {
     auto c = make_catalog(items);
