@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
   reading = false;
   reader.join();
   std::uint64_t total = 0;
-  for (auto& it : engine.snapshots().load()->items) total += it->record().paid_calls;
+  for (auto& it : engine.snapshots().load()->items) total += it->record().usage.last_30_days(it->record().usage.newest_day());
   std::cout << boost::json::serialize(boost::json::object{{"events", events},
                                                           {"counted", total},
                                                           {"seconds", seconds},

@@ -105,11 +105,10 @@ CAF_TEST(the registry answers a count at once and publishes counts at most once 
   auto today = wire::utc_day(wall->now_ms());
   auto paid = [&](std::uint64_t calls) {
     auto r = store->load()->items.at(0)->record();
-    r.paid_calls = calls;
-    r.paid_day = today;
+    r.usage = test::calls_on(today, static_cast<std::uint32_t>(calls));
     return catalog::item_change{{catalog::make_item(std::move(r), today)}, {}, {}};
   };
-  auto calls = [&] { return store->load()->items.at(0)->record().paid_calls_on(today); };
+  auto calls = [&] { return store->load()->items.at(0)->record().usage.on(today); };
   auto version = store->load()->version;
   // The first count after a quiet spell is published at once.
   auto first = self->request(registry, caf::infinite, catalog::atom::commit::value, std::string{"p1"}, paid(1), false);
@@ -167,12 +166,11 @@ CAF_TEST(a content publication shows the counts last published and carries only 
   std::vector<catalog::item_ptr> held{store->load()->items.at(0), store->load()->items.at(1)};
   auto recounted = [&](std::size_t at, std::uint64_t calls) {
     auto r = held[at]->record();
-    r.paid_calls = calls;
-    r.paid_day = today;
+    r.usage = test::calls_on(today, static_cast<std::uint32_t>(calls));
     return held[at] = catalog::make_item(std::move(r), today);
   };
   auto payment = [](std::uint64_t n) { return catalog::payment_record{{n, n}, test::start_ms}; };
-  auto shown = [&](std::size_t at) { return store->load()->items.at(at)->record().paid_calls_on(today); };
+  auto shown = [&](std::size_t at) { return store->load()->items.at(at)->record().usage.on(today); };
   auto payments = [&] {
     auto& p = store->load()->payments;
     return p ? *p : std::vector<catalog::payment_record>{};
@@ -195,7 +193,7 @@ CAF_TEST(a content publication shows the counts last published and carries only 
   r.content = catalog::make_content(fields, "GET");
   r.last_updated_ms = wall->now_ms();
   auto rewritten = catalog::make_item(std::move(r), today);
-  CAF_REQUIRE_EQUAL(rewritten->record().paid_calls, 2u);
+  CAF_REQUIRE_EQUAL(test::newest_calls(rewritten->record()), 2u);
   held[0] = rewritten;
   auto changed = commit({{rewritten}, {}, {}}, true);
   CAF_REQUIRE(acknowledged(changed));
@@ -305,7 +303,7 @@ CAF_TEST(a provider answers a batch of settles with one outcome per event in ord
   CAF_CHECK((*outcomes)[1].cause == catalog::settle_rejection::not_declared);
   auto snap = store->load();
   CAF_REQUIRE_EQUAL(snap->items.size(), 1u);
-  CAF_CHECK_EQUAL(snap->items[0]->record().paid_calls, 1u);
+  CAF_CHECK_EQUAL(test::newest_calls(snap->items[0]->record()), 1u);
   self->send_exit(provider, caf::exit_reason::user_shutdown);
   self->send_exit(registry, caf::exit_reason::user_shutdown);
 }
@@ -330,14 +328,14 @@ CAF_TEST(the feed sends the changes since a version it holds or else a copy and 
   CAF_CHECK(catalog::delta_between(*v2, *v3, 7).removed == (std::vector<std::uint64_t>{1}));
   // A new version with the same content (a count moved) crosses as its numbers alone.
   auto counts = c->record();
-  counts.paid_calls = 5;
+  counts.usage = test::calls_on(wire::utc_day(test::start_ms), 5);
   counts.last_updated_ms = test::start_ms + 9;
   auto c5 = catalog::make_item(counts, wire::utc_day(test::start_ms));
   auto recounted = catalog::delta_between(*v2, *catalog::make_snapshot(7, 3, {a, b2, c5}, 0, 2, test::start_ms), 7);
   CAF_CHECK(recounted.upserts.empty());
   CAF_REQUIRE_EQUAL(recounted.recounted.size(), 1u);
   CAF_CHECK_EQUAL(recounted.recounted[0].seq, 3u);
-  CAF_CHECK_EQUAL(recounted.recounted[0].paid_calls, 5u);
+  CAF_CHECK(recounted.recounted[0].usage == test::calls_on(wire::utc_day(test::start_ms), 5));
   CAF_CHECK_EQUAL(recounted.recounted[0].last_updated_ms, test::start_ms + 9);
 
   // What each follower is sent, as "copy V" or "delta FROM-TO +upserts -removed".
@@ -493,7 +491,7 @@ CAF_TEST(the feed hands the writes a follower forwards to this node s PROVIDER a
   CAF_CHECK((*outcomes)[0].state == catalog::settle_outcome::status::success);
   CAF_CHECK((*outcomes)[1].state == catalog::settle_outcome::status::success);
   CAF_CHECK((*outcomes)[2].cause == catalog::settle_rejection::unknown_payee);
-  CAF_CHECK_EQUAL(snap()->items[0]->record().paid_calls, 1u);
+  CAF_CHECK_EQUAL(test::newest_calls(snap()->items[0]->record()), 1u);
   CAF_CHECK_EQUAL(engine->context().stats->settles_repeated.load(), 1u);
 
   auto removed = self->request(feed, caf::infinite, catalog::atom::delist::value, std::string{"p1"}, catalog::delist_command{true, {}});

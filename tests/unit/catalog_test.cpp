@@ -359,8 +359,7 @@ CAF_TEST(paidCallsToday reads 0 from midnight UTC without any traffic) {
   r.seq = 7;
   r.last_seen_ms = evening;
   r.last_updated_ms = evening;
-  r.paid_calls = 5;
-  r.paid_day = wire::utc_day(evening);
+  r.usage = test::calls_on(wire::utc_day(evening), 5);
   wall = std::make_shared<manual_wall_clock>(evening);
   start_engine({}, {r});
   auto paid = [&] { return served(snap()->items.at(0)).at("paidCallsToday").as_int64(); };

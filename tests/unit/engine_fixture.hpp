@@ -22,6 +22,16 @@ namespace z402::test {
 // 2026-11-30T10:00:00.000Z
 inline constexpr std::int64_t start_ms = 1796032800000;
 
+/// `calls` paid calls on `day` and none before it (when: unknown).
+inline catalog::daily_counts calls_on(std::int64_t day, std::uint32_t calls) {
+  catalog::daily_counts::ring ring{};
+  ring.back() = calls;
+  return {day, ring, -1};
+}
+
+/// The paid calls of an item's newest day.
+inline std::uint64_t newest_calls(const catalog::item_record& r) { return r.usage.on(r.usage.newest_day()); }
+
 /// An actor system config as the server's, as far as the catalog needs it: its message types
 /// and error category registered.
 struct catalog_config : caf::actor_system_config {

@@ -53,7 +53,7 @@ struct fixture : test::engine_fixture {
     CAF_REQUIRE(paid && paid->state == catalog::settle_outcome::status::success);
     auto& listed = snap()->items;
     catalog::item_list items(listed.begin(), listed.end());
-    CAF_REQUIRE_EQUAL(items.at(0)->record().paid_calls, 1u);
+    CAF_REQUIRE_EQUAL(test::newest_calls(items.at(0)->record()), 1u);
     return items;
   }
 
@@ -81,8 +81,7 @@ void check_same_item(const catalog::item_ptr& a, const catalog::item_ptr& b) {
   CAF_CHECK_EQUAL(x.seq, y.seq);
   CAF_CHECK_EQUAL(x.last_seen_ms, y.last_seen_ms);
   CAF_CHECK_EQUAL(x.last_updated_ms, y.last_updated_ms);
-  CAF_CHECK_EQUAL(x.paid_calls, y.paid_calls);
-  CAF_CHECK_EQUAL(x.paid_day, y.paid_day);
+  CAF_CHECK(x.usage == y.usage);
   auto& c = *x.content;
   auto& d = *y.content;
   CAF_CHECK_EQUAL(c.json, d.json);
@@ -116,7 +115,7 @@ CAF_TEST(an item change arrives with the same items byte for byte and the same r
 CAF_TEST(a feed change arrives with its items and its recounted numbers and payments) {
   auto items = catalog_items();
   std::vector<catalog::payment_record> paid{{{3, 4}, 1767225600000}};
-  catalog::catalog_delta d{0xfedcba9876543210u, 5, 9, items, {{2, false, 10, 11, 12, 20454, 20455}}, {7}, 1234, 3, paid};
+  catalog::catalog_delta d{0xfedcba9876543210u, 5, 9, items, {{2, false, 10, 11, test::calls_on(20454, 12), 20455}}, {7}, 1234, 3, paid};
   auto copy = round_trip(d);
   CAF_CHECK_EQUAL(copy.epoch, d.epoch);
   CAF_CHECK_EQUAL(copy.from, 5u);
@@ -125,8 +124,8 @@ CAF_TEST(a feed change arrives with its items and its recounted numbers and paym
   for (std::size_t i = 0; i < items.size(); ++i) check_same_item(items[i], copy.upserts[i]);
   CAF_REQUIRE_EQUAL(copy.recounted.size(), 1u);
   auto& c = copy.recounted[0];
-  CAF_CHECK(c.seq == 2 && !c.declared && c.last_seen_ms == 10 && c.last_updated_ms == 11 && c.paid_calls == 12 &&
-            c.paid_day == 20454 && c.rendered_day == 20455);
+  CAF_CHECK(c.seq == 2 && !c.declared && c.last_seen_ms == 10 && c.last_updated_ms == 11 &&
+            c.usage == test::calls_on(20454, 12) && c.rendered_day == 20455);
   CAF_CHECK(copy.removed == (std::vector<std::uint64_t>{7}));
   CAF_CHECK_EQUAL(copy.bytes, 1234u);
   CAF_CHECK_EQUAL(copy.providers, 3u);

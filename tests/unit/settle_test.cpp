@@ -579,6 +579,93 @@ CAF_TEST(at most max_remembered_payments are remembered and the oldest is forgot
   CAF_CHECK_EQUAL(engine->context().stats->settles_counted.load(), 5u);
 }
 
+CAF_TEST(the last 30 days - midnight splits them and the oldest leaves the sum and a stop of 3 days shows as 3 zeros) {
+  test::temp_dir dir{"z402-days"};
+  auto catalog_file = dir.path / "catalog.json";
+  start({}, catalog_file);
+  const std::string url = "https://a.example.com/days";
+  auto heartbeat = [&] { declare("p1", pay_one, array{test::valid_item(terms, url)}); };
+  heartbeat();
+  auto served_item = [&] { return boost::json::parse(find("p1", url)->json()).as_object(); };
+  // Values, not members of a temporary: CAF's checks keep references.
+  auto total = [&] { return served_item().at("quality").at("l30DaysTotalCalls").as_int64(); };
+  auto last_called_at = [&] { return std::string{served_item().at("quality").at("lastCalledAt").as_string()}; };
+  auto today_calls = [&] { return served_item().at("paidCallsToday").as_int64(); };
+  // Moves the clock to `ms` into UTC day `day`.
+  auto at = [&](std::int64_t day, std::int64_t ms) { advance(std::chrono::milliseconds{day * wire::ms_per_day + ms - wall->now_ms()}); };
+  // A settle is counted when its batch reaches the provider: within 10 ms of its arrival here.
+  const auto first_day = wire::utc_day(wall->now_ms());
+  at(first_day, wire::ms_per_day - 11);
+  CAF_REQUIRE_EQUAL(settle(body(pay_one, url)).state, catalog::settle_outcome::status::success);
+  CAF_REQUIRE_LESS_OR_EQUAL(wall->now_ms(), (first_day + 1) * wire::ms_per_day - 1);  // counted by 23:59:59.999
+  at(first_day + 1, 0);
+  CAF_CHECK_EQUAL(wire::format_iso_ms(wall->now_ms()).substr(11), "00:00:00.000Z");
+  CAF_REQUIRE_EQUAL(settle(body(pay_one, url)).state, catalog::settle_outcome::status::success);
+  advance(300ms);  // the counts' publication interval
+  auto usage = find("p1", url)->record().usage;
+  CAF_CHECK_EQUAL(usage.on(first_day), 1u);
+  CAF_CHECK_EQUAL(usage.on(first_day + 1), 1u);
+  CAF_CHECK_EQUAL(today_calls(), 1);
+  CAF_CHECK_EQUAL(total(), 2);
+  auto last_called = last_called_at();
+  CAF_CHECK_EQUAL(last_called.substr(0, 10), wire::format_iso_ms((first_day + 1) * wire::ms_per_day).substr(0, 10));
+  // The first day is in the 30 that end 29 days later, and not in those that end 30 days later:
+  // the midnight between re-renders the item with no traffic (a heartbeat a day keeps it listed).
+  for (int day = 2; day <= 29; ++day) at(first_day + day, 3'600'000), heartbeat();
+  at(first_day + 29, wire::ms_per_day - 1);
+  CAF_CHECK_EQUAL(total(), 2);
+  at(first_day + 30, 0);
+  CAF_CHECK_EQUAL(total(), 1);
+  CAF_CHECK_EQUAL(last_called_at(), last_called);
+  CAF_CHECK_EQUAL(today_calls(), 0);
+  // Stopped for 3 days: the restart shows them as days with no calls, and counts on after them.
+  CAF_REQUIRE_EQUAL(settle(body(pay_one, url)).state, catalog::settle_outcome::status::success);
+  advance(2s);  // saved within PERSISTENCE's interval
+  engine.reset();
+  sched.run();
+  advance(72h);
+  auto loaded = catalog::load_catalog(catalog_file, wall->now_ms());
+  CAF_REQUIRE(loaded.state == catalog::catalog_load::status::loaded);
+  start_engine({}, loaded.records, catalog_file);
+  engine->set_payees({{pay_one, "p1"}});
+  sched.run();
+  heartbeat();
+  auto today = wire::utc_day(wall->now_ms());
+  auto by_day = find("p1", url)->record().usage.by_day(today);
+  CAF_CHECK_EQUAL(by_day[29], 0u);  // today
+  CAF_CHECK_EQUAL(by_day[28], 0u);
+  CAF_CHECK_EQUAL(by_day[27], 0u);
+  CAF_CHECK_EQUAL(by_day[26], 1u);  // the day of the stop
+  CAF_CHECK_EQUAL(by_day[0], 0u);
+  CAF_CHECK_EQUAL(total(), 1);  // the second day's call has left the window too
+  CAF_REQUIRE_EQUAL(settle(body(pay_one, url)).state, catalog::settle_outcome::status::success);
+  advance(300ms);
+  CAF_CHECK_EQUAL(total(), 2);
+}
+
+CAF_TEST(a day ring counts each day once in its window and never loses a call to a clock that went back) {
+  catalog::daily_counts u;
+  CAF_CHECK_EQUAL(u.last_30_days(20000), 0u);
+  CAF_CHECK_EQUAL(u.last_called_ms(), -1);
+  u.count(20000, 5);
+  u.count(20000, 7);
+  u.count(20010, 9);
+  CAF_CHECK_EQUAL(u.on(20000), 2u);
+  CAF_CHECK_EQUAL(u.on(20010), 1u);
+  CAF_CHECK_EQUAL(u.on(20011), 0u);  // after the newest day
+  CAF_CHECK_EQUAL(u.last_30_days(20029), 3u);  // 20000 is the window's first day
+  CAF_CHECK_EQUAL(u.last_30_days(20030), 1u);  // and then it is not
+  u.count(20005, 3);  // a clock that went back counts on the newest day
+  CAF_CHECK_EQUAL(u.on(20010), 2u);
+  CAF_CHECK_EQUAL(u.last_called_ms(), 9);  // the latest time stays
+  u.count(20100, 11);  // more than 30 days on: nothing older is left
+  CAF_CHECK_EQUAL(u.last_30_days(20100), 1u);
+  CAF_CHECK_EQUAL(u.on(20010), 0u);
+  auto ring = u.by_day(20100);
+  CAF_CHECK_EQUAL(ring.back(), 1u);
+  CAF_CHECK(catalog::daily_counts(20100, ring, 11) == u);  // what is saved is all of it
+}
+
 CAF_TEST(remembered payments survive a restart through the payments file) {
   test::temp_dir dir{"z402-payments"};
   auto catalog_file = dir.path / "catalog.json", payments_file = dir.path / "payments.bin";
@@ -627,7 +714,7 @@ CAF_TEST(a payments file that cannot be appended fails the save and no count rea
   // The catalog file still holds no count: its payment is not on disk.
   auto now = catalog::load_catalog(catalog_file, wall->now_ms());
   CAF_REQUIRE_EQUAL(now.records.size(), 1u);
-  CAF_CHECK_EQUAL(now.records[0].paid_calls, before.records[0].paid_calls);
+  CAF_CHECK(now.records[0].usage == before.records[0].usage);
   // The directory comes back: the retry (at most 5 s apart) saves both, in order.
   std::filesystem::create_directories(payments_dir);
   advance(6s);
@@ -635,7 +722,7 @@ CAF_TEST(a payments file that cannot be appended fails the save and no count rea
   CAF_CHECK_EQUAL(std::filesystem::file_size(payments_dir / "payments.bin"), catalog::payment_file_header_bytes + catalog::payment_record_bytes);
   auto reloaded = catalog::load_catalog(catalog_file, wall->now_ms());
   CAF_REQUIRE_EQUAL(reloaded.records.size(), 1u);
-  CAF_CHECK_EQUAL(reloaded.records[0].paid_calls, 1u);
+  CAF_CHECK_EQUAL(test::newest_calls(reloaded.records[0]), 1u);
 }
 
 CAF_TEST(a payments file without its header is moved aside and nothing is remembered) {

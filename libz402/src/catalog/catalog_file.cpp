@@ -31,6 +31,50 @@ expected<std::string> string_at(const boost::json::object& o, const char* key) {
   return std::string{*s};
 }
 
+// An item's 30 days as saved: paidCalls on paidDay; callsByDay (the 30 days ending with
+// paidDay, oldest first) only when a day before paidDay has calls, and lastCalled (ms) once a
+// call was counted, so an item never paid saves what it did before the 30 days were kept (and a
+// file from then loads, with that one day and no time of a last call).
+expected<daily_counts> read_usage(const boost::json::object& o, std::int64_t paid_calls, std::int64_t paid_day) {
+  auto fits = [](std::int64_t n) { return n >= 0 && n <= std::int64_t{UINT32_MAX}; };
+  daily_counts::ring ring{};
+  if (auto* by_day = o.if_contains("callsByDay")) {
+    auto* days = by_day->if_array();
+    if (!days || days->size() != ring.size()) return bad("field callsByDay is not an array of 30 counts");
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      auto& v = (*days)[i];
+      if (!v.is_int64() || !fits(v.get_int64())) return bad("field callsByDay holds a count that is not one");
+      ring[i] = static_cast<std::uint32_t>(v.get_int64());
+    }
+    if (ring.back() != paid_calls) return bad("field callsByDay does not end with paidCalls");
+  } else {
+    if (!fits(paid_calls)) return bad("field paidCalls is out of range");
+    ring.back() = static_cast<std::uint32_t>(paid_calls);
+  }
+  std::int64_t last_called = -1;
+  if (o.contains("lastCalled")) {
+    auto at = int_at(o, "lastCalled");
+    if (!at || *at < 0) return bad("field lastCalled is not a time");
+    last_called = *at;
+  }
+  return daily_counts{paid_day, ring, last_called};
+}
+
+/// The saved fields of `u` (after a comma or an opening brace): paidCalls, paidDay, and
+/// callsByDay and lastCalled when there is anything to say.
+void append_usage(std::string& out, const daily_counts& u) {
+  auto newest = u.newest_day();
+  out.append(R"("paidCalls":)").append(std::to_string(u.on(newest)));
+  out.append(R"(,"paidDay":)").append(std::to_string(newest));
+  if (u.last_30_days(newest) != u.on(newest)) {
+    out.append(R"(,"callsByDay":[)");
+    auto ring = u.by_day(newest);
+    for (std::size_t i = 0; i < ring.size(); ++i) out.append(i ? "," : "").append(std::to_string(ring[i]));
+    out.append("]");
+  }
+  if (u.last_called_ms() >= 0) out.append(R"(,"lastCalled":)").append(std::to_string(u.last_called_ms()));
+}
+
 // What a count or a heartbeat changes, and the seq: read for an item of the file and for a
 // journal's state line.
 expected<void> read_state(const boost::json::object& o, item_record& r) {
@@ -44,8 +88,9 @@ expected<void> read_state(const boost::json::object& o, item_record& r) {
   r.seq = static_cast<std::uint64_t>(*seq);
   r.last_seen_ms = *last_seen;
   r.last_updated_ms = *last_updated;
-  r.paid_calls = static_cast<std::uint64_t>(*paid_calls);
-  r.paid_day = *paid_day;
+  auto usage = read_usage(o, *paid_calls, *paid_day);
+  if (!usage) return usage.error();
+  r.usage = *usage;
   return {};
 }
 
@@ -71,16 +116,16 @@ std::string record_head(const item_record& r) {
   boost::json::object fields{{"provider", r.provider},     {"type", r.identity.type},
                              {"resource", r.identity.resource}, {"selector", r.identity.selector},
                              {"declared", r.declared},     {"seq", r.seq},
-                             {"lastSeen", r.last_seen_ms}, {"lastUpdated", r.last_updated_ms},
-                             {"paidCalls", r.paid_calls},  {"paidDay", r.paid_day}};
+                             {"lastSeen", r.last_seen_ms}, {"lastUpdated", r.last_updated_ms}};
   auto head = boost::json::serialize(fields);
-  head.pop_back();
+  head.back() = ',';
+  append_usage(head, r.usage);
   head.append(R"(,"fields":)");
   return head;
 }
 
 saved_item saved_as(const item_record& r) {
-  return {r.seq, r.content, r.declared, r.last_seen_ms, r.last_updated_ms, r.paid_calls, r.paid_day};
+  return {r.seq, r.content, r.declared, r.last_seen_ms, r.last_updated_ms, r.usage};
 }
 
 // The first line: the format, and which catalog state the file holds (the epoch of the run that
@@ -221,8 +266,7 @@ expected<void> apply(std::vector<item_record>& records, journal_line& line) {
       pos->declared = line.record.declared;
       pos->last_seen_ms = line.record.last_seen_ms;
       pos->last_updated_ms = line.record.last_updated_ms;
-      pos->paid_calls = line.record.paid_calls;
-      pos->paid_day = line.record.paid_day;
+      pos->usage = line.record.usage;
       return {};
     case journal_line::kind::removed:
       if (!held) return bad("removal of item " + std::to_string(line.record.seq) + ", which the catalog does not hold");
@@ -349,13 +393,14 @@ void journal_batch(const saved_catalog& saved, const snapshot& snap, saved_catal
       sink(r.content->json);
       sink("}}\n");
     } else if (was->declared != r.declared || was->last_seen_ms != r.last_seen_ms || was->last_updated_ms != r.last_updated_ms ||
-               was->paid_calls != r.paid_calls || was->paid_day != r.paid_day) {
+               was->usage != r.usage) {
       line.assign(R"({"state":{"seq":)").append(std::to_string(r.seq));
       line.append(R"(,"declared":)").append(r.declared ? "true" : "false");
       line.append(R"(,"lastSeen":)").append(std::to_string(r.last_seen_ms));
       line.append(R"(,"lastUpdated":)").append(std::to_string(r.last_updated_ms));
-      line.append(R"(,"paidCalls":)").append(std::to_string(r.paid_calls));
-      line.append(R"(,"paidDay":)").append(std::to_string(r.paid_day)).append("}}\n");
+      line.append(",");
+      append_usage(line, r.usage);
+      line.append("}}\n");
       sink(line);
     }
     if (kept) ++was;

@@ -18,7 +18,7 @@ catalog_delta delta_between(const snapshot& from, const snapshot& to, std::uint6
         auto& r = (*b)->record();
         // The same content object: only counts or times moved (item.hpp: versions share it).
         if ((*a)->record().content == r.content)
-          d.recounted.push_back({r.seq, r.declared, r.last_seen_ms, r.last_updated_ms, r.paid_calls, r.paid_day, (*b)->rendered_day()});
+          d.recounted.push_back({r.seq, r.declared, r.last_seen_ms, r.last_updated_ms, r.usage, (*b)->rendered_day()});
         else
           d.upserts.push_back(*b);
       }

@@ -71,8 +71,8 @@ item::item(item_record record, std::int64_t today)
       rendered_day_(today),
       identity_hash_(catalog::identity_hash(record_.identity.type, record_.identity.resource, record_.identity.selector)),
       serial_(next_serial()) {
-  // The longest tail: listedBy "declaration", two times, 20 digits of paid calls.
-  tail_.reserve(26 + 16 + 24 + 1 + 13 + 24 + 1 + 18 + 20 + 2);
+  // The longest tail: listedBy "declaration", two times, 20 digits of paid calls, the quality block.
+  tail_.reserve(26 + 16 + 24 + 1 + 13 + 24 + 1 + 18 + 20 + 33 + 20 + 17 + 24 + 4);
   // Provenance: a route its provider declared, or one seen only in payments.
   tail_.append(record_.declared ? R"(,"listedBy":"declaration")" : R"(,"listedBy":"settlement")");
   tail_.append(R"(,"lastUpdated":")");
@@ -83,7 +83,15 @@ item::item(item_record record, std::int64_t today)
     wire::append_iso_ms(tail_, record_.last_seen_ms);
     tail_.append("\"");
   }
-  tail_.append(R"(,"paidCallsToday":)").append(std::to_string(record_.paid_calls_on(today))).append("},");
+  tail_.append(R"(,"paidCallsToday":)").append(std::to_string(record_.usage.on(today)));
+  // CDP's names, so a client reading its quality block reads ours; lastCalledAt only when known.
+  tail_.append(R"(,"quality":{"l30DaysTotalCalls":)").append(std::to_string(record_.usage.last_30_days(today)));
+  if (record_.usage.last_called_ms() >= 0) {
+    tail_.append(R"(,"lastCalledAt":")");
+    wire::append_iso_ms(tail_, record_.usage.last_called_ms());
+    tail_.append("\"");
+  }
+  tail_.append("}},");
 }
 
 }  // namespace z402::catalog

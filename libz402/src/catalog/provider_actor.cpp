@@ -37,19 +37,14 @@ bool declares(const item_map& items) {
   return std::any_of(items.begin(), items.end(), [](auto& kv) { return kv.second->record().declared; });
 }
 
-// One more paid call today; yesterday's count starts again at 0 (docs/contract.md §5).
+// One more paid call today, in the item's 30 days (docs/contract.md §5).
 void count_paid_call(item_record& r, std::int64_t now) {
-  auto today = wire::utc_day(now);
-  if (r.paid_day != today) {
-    r.paid_day = today;
-    r.paid_calls = 0;
-  }
-  ++r.paid_calls;
+  r.usage.count(wire::utc_day(now), now);
   r.last_updated_ms = now;
 }
 
 // Arms one timer for the earliest of: an item's retention deadline, or the next UTC midnight
-// when some item shows paid calls for today. A live timer that fires no later is kept: an
+// when some item shows paid calls in its 30 days (today's count and the window move then). A live timer that fires no later is kept: an
 // early tick only finds nothing to do and arms again, while a timer per change would cost a
 // message through CAF's clock thread for every declaration and every batch of settles.
 void arm_timer(self_ptr self) {
@@ -59,7 +54,7 @@ void arm_timer(self_ptr self) {
   auto wake = std::numeric_limits<std::int64_t>::max();
   for (auto& [key, it] : st.items) {
     wake = std::min(wake, it->record().last_activity_ms() + st.ctx.limits.retention.count());
-    if (it->record().paid_calls_on(today) > 0) wake = std::min(wake, (today + 1) * wire::ms_per_day);
+    if (it->record().usage.any_within(today)) wake = std::min(wake, (today + 1) * wire::ms_per_day);
   }
   if (wake == std::numeric_limits<std::int64_t>::max()) return;
   if (st.armed_for >= 0 && st.armed_for <= wake) return;
@@ -134,7 +129,6 @@ item_map upsert(const provider_state& st, const declare_command& cmd, std::int64
       r.content = declared.content;
       r.seq = st.ctx.next_seq->fetch_add(1);
       r.last_updated_ms = now;
-      r.paid_day = today;
     }
     r.declared = true;
     r.last_seen_ms = now;
@@ -157,7 +151,7 @@ std::optional<item_map> repeated(const provider_state& st, std::int64_t now) {
   return next;
 }
 
-// Drops expired items and re-renders those whose paidCallsToday changed with the day.
+// Drops expired items and re-renders those whose paidCallsToday or 30 days changed with the day.
 item_map swept(const provider_state& st, std::int64_t now, bool& changed) {
   auto today = wire::utc_day(now);
   item_map next;
@@ -168,7 +162,8 @@ item_map swept(const provider_state& st, std::int64_t now, bool& changed) {
       changed = true;
       continue;
     }
-    if (it->rendered_day() != today && r.paid_calls_on(it->rendered_day()) != r.paid_calls_on(today)) {
+    auto shown = it->rendered_day();
+    if (shown != today && (r.usage.on(shown) != r.usage.on(today) || r.usage.last_30_days(shown) != r.usage.last_30_days(today))) {
       next.emplace(key, make_item(r, today));
       changed = true;
     } else {
@@ -250,7 +245,6 @@ counted_batch count_batch(provider_state& st, const settle_batch& batch, std::in
         r.content = make_content(*fields, r.identity.selector);
         r.declared = false;
         r.seq = st.ctx.next_seq->fetch_add(1);
-        r.paid_day = wire::utc_day(now);
         touched = out.touched.emplace(key, touched_item{std::move(r), st.items.end()}).first;
         out.created.emplace(key);
         ++*payment_only;

@@ -69,10 +69,9 @@ totals after(registry_state& st, const item_change& change) {
 // with a content publication.
 item_ptr shown_version(const item_ptr& it, const item_ptr& shown) {
   auto& was = shown->record();
-  if (it->record().paid_calls == was.paid_calls && it->record().paid_day == was.paid_day) return it;
+  if (it->record().usage == was.usage) return it;
   auto r = it->record();
-  r.paid_calls = was.paid_calls;
-  r.paid_day = was.paid_day;
+  r.usage = was.usage;
   return make_item(std::move(r), it->rendered_day());
 }
 

@@ -63,8 +63,7 @@ std::optional<bool> apply(replica_state& st, const catalog_delta& d) {
     record.declared = c.declared;
     record.last_seen_ms = c.last_seen_ms;
     record.last_updated_ms = c.last_updated_ms;
-    record.paid_calls = c.paid_calls;
-    record.paid_day = c.paid_day;
+    record.usage = c.usage;
     st.items.set(pos, make_item(std::move(record), c.rendered_day));
   }
   st.version = d.version;

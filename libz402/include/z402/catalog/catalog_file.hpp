@@ -44,8 +44,7 @@ struct saved_item {
   bool declared = true;
   std::int64_t last_seen_ms = -1;
   std::int64_t last_updated_ms = 0;
-  std::uint64_t paid_calls = 0;
-  std::int64_t paid_day = 0;
+  daily_counts usage;
 };
 using saved_catalog = std::vector<saved_item>;  // in seq order
 

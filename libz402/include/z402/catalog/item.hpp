@@ -3,6 +3,7 @@
 // once and shared by every version of the item), what the engine knows of it (item_record),
 // and its immutable published form (item) with the pre-serialised JSON a read concatenates.
 // A declaration heartbeat or a paid call changes only the small dynamic tail.
+#include "z402/catalog/daily_counts.hpp"
 #include "z402/rules/declaration.hpp"
 #include "z402/search/ranking.hpp"
 
@@ -68,10 +69,8 @@ struct item_record {
   std::uint64_t seq = 0;              // listing order: first listed first
   std::int64_t last_seen_ms = -1;     // latest declaration; -1 when never declared
   std::int64_t last_updated_ms = 0;   // latest change of content or paid call
-  std::uint64_t paid_calls = 0;       // settles on `paid_day`
-  std::int64_t paid_day = 0;          // UTC day number
+  daily_counts usage;                 // settles counted, by UTC day, for the last 30 days
 
-  std::uint64_t paid_calls_on(std::int64_t day) const { return day == paid_day ? paid_calls : 0; }
   std::int64_t last_activity_ms() const { return std::max(last_seen_ms, last_updated_ms); }
 };
 
@@ -80,13 +79,13 @@ std::uint64_t identity_hash(std::string_view type, std::string_view resource, st
 
 class item {
  public:
-  /// Renders the item with paidCallsToday as of the UTC day `today`.
+  /// Renders the item with paidCallsToday and the 30 days' quality as of the UTC day `today`.
   item(item_record record, std::int64_t today);
 
   const item_record& record() const { return record_; }
   /// The item as served is `head()` then `tail()`: the content's JSON without its closing
   /// brace (shared by every version of the item: a count or a heartbeat copies none of it),
-  /// then listedBy, lastUpdated, lastSeen, paidCallsToday and the brace.
+  /// then listedBy, lastUpdated, lastSeen, paidCallsToday, quality and the brace.
   std::string_view head() const { return std::string_view{record_.content->json}.substr(0, record_.content->json.size() - 1); }
   std::string_view tail() const { return std::string_view{tail_}.substr(0, tail_.size() - 1); }
   /// The tail and the comma that separates it from the next item of a page.
@@ -95,7 +94,7 @@ class item {
   void append_json(std::string& out) const { out.append(head()).append(tail()); }
   /// The DiscoveryResource plus lastSeen and paidCallsToday, as served (a copy).
   std::string json() const { return std::string{head()}.append(tail()); }
-  /// The UTC day whose paidCallsToday `json()` shows.
+  /// The UTC day whose paidCallsToday and 30 days `json()` shows.
   std::int64_t rendered_day() const { return rendered_day_; }
   /// identity_hash of its identity, taken once per version.
   std::uint64_t identity_hash() const { return identity_hash_; }

@@ -86,9 +86,8 @@ struct item_counts {
   bool declared = true;
   std::int64_t last_seen_ms = -1;
   std::int64_t last_updated_ms = 0;
-  std::uint64_t paid_calls = 0;
-  std::int64_t paid_day = 0;
-  std::int64_t rendered_day = 0;  // the day its paidCallsToday was rendered for
+  daily_counts usage;
+  std::int64_t rendered_day = 0;  // the day its paidCallsToday and 30 days were rendered for
 };
 
 /// What changed in the primary's catalog from version `from` to `version`: only these cross.

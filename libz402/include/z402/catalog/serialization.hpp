@@ -95,7 +95,7 @@ typename Inspector::result_type inspect(Inspector& f, content_ptr& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, item_record& x) {
   return f(caf::meta::type_name("item_record"), x.provider, x.identity, x.content, x.declared, x.seq, x.last_seen_ms,
-           x.last_updated_ms, x.paid_calls, x.paid_day);
+           x.last_updated_ms, x.usage);
 }
 
 /// An item is its record and the day its paidCallsToday was rendered for: the receiver renders
@@ -131,8 +131,7 @@ typename Inspector::result_type inspect(Inspector& f, catalog_copy& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, item_counts& x) {
-  return f(caf::meta::type_name("item_counts"), x.seq, x.declared, x.last_seen_ms, x.last_updated_ms, x.paid_calls, x.paid_day,
-           x.rendered_day);
+  return f(caf::meta::type_name("item_counts"), x.seq, x.declared, x.last_seen_ms, x.last_updated_ms, x.usage, x.rendered_day);
 }
 
 template <class Inspector>
