@@ -16,7 +16,7 @@ using namespace z402;
 namespace {
 
 catalog::item_ptr item_of(std::string provider, std::string pay_to, std::string type, std::uint64_t seq,
-                          bool with_bazaar = true) {
+                          bool with_bazaar = true, std::uint32_t calls30d = 0) {
   auto terms = config::default_rail_terms();
   auto fields = test::valid_item(terms, "https://" + provider + ".example.com/r" + std::to_string(seq));
   fields["type"] = type;
@@ -29,7 +29,8 @@ catalog::item_ptr item_of(std::string provider, std::string pay_to, std::string 
   r.seq = seq;
   r.last_seen_ms = 1'000;
   r.last_updated_ms = 1'000;
-  return catalog::make_item(std::move(r), 0);
+  for (std::uint32_t i = 0; i < calls30d; ++i) r.usage.count(40 - i % 3, 2'000);  // over the 30 days that end with day 40
+  return catalog::make_item(std::move(r), 40);
 }
 
 catalog::snapshot sample() {
@@ -78,6 +79,40 @@ CAF_TEST(malformed parameters are refused by name) {
     CAF_CHECK_EQUAL(req.error().field, field);
   }
   CAF_CHECK(routes::parse_list_request("unknown=1&x"));
+}
+
+CAF_TEST(sort by 30 days of calls and minCalls30d page like the list and refuse bad values by name) {
+  catalog::snapshot s;
+  // Calls in 30 days: r1 5, r2 0, r3 9, r4 5, r5 1 (r3 of payB).
+  s.items = {item_of("a", "payA", "http", 1, true, 5), item_of("a", "payA", "http", 2, true, 0),
+             item_of("b", "payB", "http", 3, true, 9), item_of("a", "payA", "http", 4, true, 5),
+             item_of("a", "payA", "http", 5, true, 1)};
+  auto urls = [&](std::string_view q) {
+    std::string out;
+    auto page = render(s, q);
+    for (auto& it : page.at("items").as_array())
+      out += std::string{it.at("resource").as_string()}.substr(22) + " ";  // "https://a.example.com/" is 22 bytes
+    return out;
+  };
+  CAF_CHECK_EQUAL(urls("sort=calls30d"), "r3 r1 r4 r5 r2 ");  // ties keep listing order
+  CAF_CHECK_EQUAL(urls("sort=calls30d&limit=2&offset=1"), "r1 r4 ");
+  CAF_CHECK_EQUAL(total_of(s, "sort=calls30d&minCalls30d=5"), 3);
+  CAF_CHECK_EQUAL(urls("sort=calls30d&minCalls30d=5&payTo=payA"), "r1 r4 ");
+  CAF_CHECK_EQUAL(urls("minCalls30d=1"), "r1 r3 r4 r5 ");  // listing order
+  CAF_CHECK_EQUAL(urls("minCalls30d=5&payTo=payA"), "r1 r4 ");
+  CAF_CHECK_EQUAL(total_of(s, "minCalls30d=9"), 1);   // at the most paid
+  CAF_CHECK_EQUAL(total_of(s, "minCalls30d=10"), 0);  // past it
+  CAF_CHECK_EQUAL(total_of(s, "minCalls30d=0"), 5);
+  auto first = render(s, "sort=calls30d").at("items").at(0).at("quality");
+  CAF_CHECK_EQUAL(boost::json::serialize(first), R"({"l30DaysTotalCalls":9,"lastCalledAt":"1970-01-01T00:00:02.000Z"})");
+  for (auto [q, field] : {std::pair{"sort=price", "sort"}, std::pair{"sort=", "sort"}, std::pair{"minCalls30d=-1", "minCalls30d"},
+                          std::pair{"minCalls30d=x", "minCalls30d"}, std::pair{"minCalls30d=", "minCalls30d"},
+                          std::pair{"minCalls30d=99999999999999999999999", "minCalls30d"}}) {
+    auto req = routes::parse_list_request(q);
+    CAF_REQUIRE(!req);
+    CAF_CHECK(req.error().code == errc::invalid_filter);
+    CAF_CHECK_EQUAL(req.error().field, field);
+  }
 }
 
 CAF_TEST(form decoding turns plus into space and percent escapes into bytes) {

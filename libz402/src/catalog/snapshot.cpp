@@ -60,6 +60,19 @@ snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, listing_i
   return next;
 }
 
+usage_order::usage_order(const listing_items& items) {
+  totals_.reserve(items.size());
+  for (auto& it : items) totals_.push_back(it->record().usage.last_30_days(it->rendered_day()));
+  order_.resize(items.size());
+  for (std::uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
+  std::stable_sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) { return totals_[a] > totals_[b]; });
+}
+
+std::size_t usage_order::at_least(std::uint64_t min) const {
+  auto end = std::partition_point(order_.begin(), order_.end(), [&](std::uint32_t p) { return totals_[p] >= min; });
+  return static_cast<std::size_t>(end - order_.begin());
+}
+
 filter_index::filter_index(const listing_items& items) {
   std::vector<std::string_view> keys;
   std::string type;

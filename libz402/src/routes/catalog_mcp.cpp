@@ -44,6 +44,9 @@ std::vector<mcp::tool> catalog_tools() {
   auto list_in = filter_properties();
   list_in["limit"] = limit_schema();
   list_in["offset"] = {{"type", "integer"}, {"minimum", 0}, {"description", "items to skip"}};
+  list_in["sort"] = {{"type", "string"}, {"enum", {"calls30d"}},
+                     {"description", "calls30d: the most paid in the last 30 days first (default: listing order)"}};
+  list_in["minCalls30d"] = {{"type", "integer"}, {"minimum", 0}, {"description", "only resources paid at least this often in 30 days"}};
   json::object pagination_search{{"type", "object"},
                                   {"properties", {{"limit", {{"type", "integer"}}}, {"cursor", {{"type", {"string", "null"}}}}}}};
   json::object pagination_list{
@@ -61,7 +64,9 @@ std::vector<mcp::tool> catalog_tools() {
           {"pagination", pagination_search}}},
         {"required", {"resources", "pagination"}}}},
       {"list_resources", "List paid resources",
-       "Lists the catalog of paid x402 resources in listing order, with optional filters and a price ceiling.",
+       "Lists the catalog of paid x402 resources in listing order (or the most paid in the last 30 days first), with "
+       "optional filters, a price ceiling and a least number of paid calls in 30 days. Each carries quality "
+       "(l30DaysTotalCalls, lastCalledAt).",
        {{"type", "object"}, {"properties", list_in}, {"additionalProperties", false}},
        {{"type", "object"},
         {"properties", {{"x402Version", {{"type", "integer"}}}, {"items", items_schema()}, {"pagination", pagination_list}}},
@@ -139,7 +144,8 @@ mcp::tool_answer call_tool(const catalog::engine& engine, read_state& reads, std
     return mcp::tool_result{std::move(body), std::move(text), false};
   }
   if (name == "list_resources") {
-    auto params = params_of(args, {"type", "payTo", "scheme", "network", "asset", "extensions"}, {"maxAmount", "limit", "offset"});
+    auto params = params_of(args, {"type", "payTo", "scheme", "network", "asset", "extensions", "sort"},
+                            {"maxAmount", "limit", "offset", "minCalls30d"});
     if (auto* err = std::get_if<mcp::rpc_error>(&params)) return *err;
     auto req = read_list_request(std::get<query_params>(params));
     if (!req) return refused(req.error());

@@ -90,6 +90,18 @@ expected<list_request> read_list_request(const query_params& params) {
       return invalid_filter("offset", "parameter offset must be a non-negative integer");
     req.offset = static_cast<std::size_t>(v);
   }
+  if (auto it = params.find("sort"); it != params.end()) {
+    if (it->second != "calls30d") return invalid_filter("sort", "parameter sort must be calls30d (listing order is the default)");
+    req.by_calls30d = true;
+  }
+  if (auto it = params.find("minCalls30d"); it != params.end()) {
+    std::uint64_t v = 0;
+    auto& s = it->second;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc{} || end != s.data() + s.size() || s.empty())
+      return invalid_filter("minCalls30d", "parameter minCalls30d must be a non-negative integer");
+    req.min_calls30d = v;
+  }
   return req;
 }
 
@@ -140,10 +152,46 @@ void append_items(std::string& out, const catalog::snapshot& snap, const std::ve
   }
 }
 
+namespace {
+
+/// A page by the items' 30 days (sort=calls30d or minCalls30d). Sorted with no other filter, the
+/// page is a slice of the snapshot's usage order (found by a binary search for minCalls30d);
+/// otherwise one walk over the matching rows.
+list_page select_by_usage(const catalog::snapshot& snap, const list_request& req, const std::vector<std::uint32_t>* rows) {
+  auto& usage = snap.usage_order_of();
+  auto min = req.min_calls30d.value_or(0);
+  list_page page;
+  auto take = [&](std::uint32_t p) {
+    if (page.total++ >= req.offset && page.items.size() < req.limit) page.items.push_back(snap.items[p].get());
+  };
+  if (req.by_calls30d) {
+    auto counted = usage.at_least(min);
+    if (!rows) {
+      page.total = counted;
+      for (auto i = req.offset; i < counted && page.items.size() < req.limit; ++i) page.items.push_back(snap.items[usage.by_calls()[i]].get());
+      return page;
+    }
+    for (std::size_t i = 0; i < counted; ++i)
+      if (auto p = usage.by_calls()[i]; std::binary_search(rows->begin(), rows->end(), p)) take(p);
+    return page;
+  }
+  if (rows) {
+    for (auto p : *rows)
+      if (usage.calls30d(p) >= min) take(p);
+  } else {
+    for (std::uint32_t p = 0; p < snap.items.size(); ++p)
+      if (usage.calls30d(p) >= min) take(p);
+  }
+  return page;
+}
+
+}  // namespace
+
 list_page select_list(const catalog::snapshot& snap, const list_request& req) {
   // Unfiltered, the page is a slice and the total is the catalog's size: no walk over every item.
   list_page page;
   std::vector<std::uint32_t> storage;
+  if (req.by_calls30d || req.min_calls30d) return select_by_usage(snap, req, filtered_rows(snap, req.filter, storage));
   if (auto* rows = filtered_rows(snap, req.filter, storage)) {
     page.total = rows->size();
     for (auto i = req.offset; i < page.total && page.items.size() < req.limit; ++i) page.items.push_back(snap.items[(*rows)[i]].get());

@@ -57,6 +57,8 @@ struct list_request {
   list_filter filter;
   std::size_t limit = default_list_limit;
   std::size_t offset = 0;
+  bool by_calls30d = false;                  // sort=calls30d: most paid in 30 days first, ties in listing order
+  std::optional<std::uint64_t> min_calls30d;  // minCalls30d: at least this many paid calls in 30 days
 };
 
 /// The filters shared by list and search (type, payTo, scheme, network, extensions, asset,
@@ -66,8 +68,8 @@ expected<list_filter> read_filter(const query_params& params);
 /// `limit`: 0 or a non-number means the default; anything else is clamped to 1-1000.
 std::size_t read_limit(const query_params& params);
 
-/// Reads the list parameters; unknown ones are ignored. invalid_filter naming the parameter
-/// when one is malformed.
+/// Reads the list parameters (filters, limit, offset, sort, minCalls30d); unknown ones are
+/// ignored. invalid_filter naming the parameter when one is malformed.
 expected<list_request> parse_list_request(std::string_view query);
 /// The same from parameters already decoded (the MCP tools pass their arguments here).
 expected<list_request> read_list_request(const query_params& params);

@@ -50,6 +50,30 @@ class identity_index {
   std::vector<std::uint64_t> slots_;  // tag << 32 | position + 1; 0: empty. A power of two, at least twice the items
 };
 
+/// The items by their paid calls in the 30 days their JSON shows (sort=calls30d, minCalls30d):
+/// most paid first, ties in listing order. Counts change without the content, so this is one
+/// snapshot's, built by the first read that asks.
+class usage_order {
+ public:
+  explicit usage_order(const listing_items& items);
+  /// Positions, most paid first.
+  const std::vector<std::uint32_t>& by_calls() const { return order_; }
+  /// The 30 days' calls of the item at `position`.
+  std::uint64_t calls30d(std::uint32_t position) const { return totals_[position]; }
+  /// How many items have at least `min` calls: the first that many of by_calls().
+  std::size_t at_least(std::uint64_t min) const;
+
+ private:
+  std::vector<std::uint32_t> order_;
+  std::vector<std::uint64_t> totals_;  // by position
+};
+
+/// A snapshot's usage order, made by the first read that asks.
+struct lazy_usage_order {
+  std::once_flag built;
+  std::unique_ptr<const usage_order> order;
+};
+
 struct snapshot;
 
 /// The indexes of one content version: built by the first read that needs each (a reader,
@@ -113,6 +137,12 @@ struct snapshot {
   const search::index& search_index_of() const { return indexes->search(items); }
   const filter_index& filter_index_of() const { return indexes->filters(items); }
   const identity_index& identity_index_of() const { return indexes->identities(items); }
+  std::shared_ptr<lazy_usage_order> usage = std::make_shared<lazy_usage_order>();
+
+  const usage_order& usage_order_of() const {
+    std::call_once(usage->built, [&] { usage->order = std::make_unique<const usage_order>(items); });
+    return *usage->order;
+  }
 };
 
 using snapshot_ptr = std::shared_ptr<const snapshot>;
