@@ -155,3 +155,41 @@ test("a payment reported twice at once over two connections counts once, and bot
   await sleep(300);
   assert.equal((await paidCalls()) - before, 200);
 });
+
+test("30 days of paid calls: the quality block, callsByDay, sort=calls30d and minCalls30d, over HTTP and MCP", async () => {
+  const quiet = "https://paid.example.com/v1/quiet";
+  assert.equal((await declare(server.url, providerKey, { items: [item(terms, payTo, url), item(terms, payTo, quiet)] })).status, 200);
+  const post = poster(4);
+  const sentAt = Date.now();
+  for (let i = 0; i < 3; i++) assert.equal((await post(settleBody(terms, payTo, quiet))).status, 200);
+  const counted = async () => (await list(server.url, `?payTo=${payTo}`)).json.items.find((i) => i.resource === quiet);
+  await waitFor("the quiet route's calls published", async () => (await counted()).quality.l30DaysTotalCalls === 3, 2000);
+  const listed = await counted();
+  assert.equal(listed.paidCallsToday, 3);
+  assert.ok(Math.abs(Date.parse(listed.quality.lastCalledAt) - sentAt) < 60_000, listed.quality.lastCalledAt);
+  // The busy route first (it was paid 10,000 times or more), then the quiet one; ties keep listing order.
+  const sorted = await list(server.url, `?payTo=${payTo}&sort=calls30d`);
+  assert.deepEqual(sorted.json.items.map((i) => i.resource), [url, quiet]);
+  const busy = sorted.json.items[0].quality.l30DaysTotalCalls;
+  assert.ok(busy >= 10_000, `${busy}`);
+  assert.equal((await list(server.url, `?payTo=${payTo}&minCalls30d=${busy}`)).json.pagination.total, 1);
+  assert.equal((await list(server.url, `?payTo=${payTo}&minCalls30d=${busy + 1}`)).json.pagination.total, 0);
+  for (const [query, field] of [["sort=newest", "sort"], ["minCalls30d=-3", "minCalls30d"]]) {
+    const refused = await list(server.url, `?${query}`);
+    assert.equal(refused.status, 400);
+    assert.equal(refused.json.error, "invalid_filter");
+    assert.match(refused.json.message, new RegExp(field));
+  }
+  const resource = await (await fetch(`${server.url}/discovery/resource?type=http&url=${encodeURIComponent(quiet)}`)).json();
+  const days = resource.resources[0].callsByDay;
+  assert.equal(days.length, 30);
+  assert.equal(days.at(-1), 3);
+  assert.equal(days.slice(0, -1).reduce((a, b) => a + b, 0), 0);
+  // MCP's list_resources takes the same sort and filter.
+  const rpc = await fetch(`${server.url}/discovery/mcp`, {
+    method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call",
+      params: { name: "list_resources", arguments: { payTo, sort: "calls30d", minCalls30d: 1 } } }) });
+  const answer = await rpc.json();
+  assert.deepEqual(answer.result.structuredContent.items.map((i) => i.resource), [url, quiet]);
+});

@@ -121,6 +121,11 @@ CAF_TEST(activity uses the catalog limits) {
   CAF_CHECK_EQUAL(status(-3 * 3600), "down 3h today 4");
   CAF_CHECK_EQUAL(status(90), "up 0s today 4");
   CAF_CHECK_EQUAL(status(91), "- today 4");
+  // The 30 days when the catalog gives them (a catalog without them: nothing is made up).
+  auto with_days = test::fields_of(rows[0]);
+  for (auto& [k, v] : seen(-12)) with_days[k] = v;
+  with_days["quality"] = object{{"l30DaysTotalCalls", 57}};
+  CAF_CHECK_EQUAL(agent::activity_cell(agent::activity_of(with_days, now)), "up 12s today 4 30d 57");
   CAF_CHECK_EQUAL(agent::activity_cell(agent::activity_of(object{}, now)), "- today 0");
   CAF_CHECK_EQUAL(agent::activity_cell(agent::activity_of(object{{"lastSeen", "yesterday"}}, now)), "- today 0");
 }

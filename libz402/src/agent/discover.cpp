@@ -93,6 +93,7 @@ ranking rank(const std::vector<json::object>& items, std::string_view intent, bo
 activity activity_of(const json::object& item, std::int64_t now_ms) {
   activity a;
   if (auto* today = item.if_contains("paidCallsToday"); today && today->is_int64()) a.today = today->get_int64();
+  if (auto* days = wire::find_path(item, {"quality", "l30DaysTotalCalls"}); days && days->is_int64()) a.last_30_days = days->get_int64();
   auto* seen = item.if_contains("lastSeen");
   if (!seen || !seen->is_string()) return a;
   auto ms = wire::parse_iso_ms(seen->get_string());
@@ -106,7 +107,9 @@ activity activity_of(const json::object& item, std::int64_t now_ms) {
 
 std::string activity_cell(const activity& a) {
   auto state = a.status.empty() ? std::string{"-"} : a.status + " " + age_text(a.age_seconds);
-  return state + " today " + std::to_string(a.today);
+  auto cell = state + " today " + std::to_string(a.today);
+  if (a.last_30_days) cell += " 30d " + std::to_string(*a.last_30_days);
+  return cell;
 }
 
 resource_line line_of(const json::object& item, std::int64_t now_ms, double score, std::string why) {
@@ -144,7 +147,8 @@ std::string render_json(const std::vector<resource_line>& lines, bool picked, co
     // value(x), not value{x}: braces would make a one-element array.
     json::object live{{"status", l.live.status.empty() ? json::value() : json::value(l.live.status)},
                       {"ageSeconds", l.live.status.empty() ? json::value() : json::value(l.live.age_seconds)},
-                      {"paidCallsToday", l.live.today}};
+                      {"paidCallsToday", l.live.today},
+                      {"l30DaysTotalCalls", l.live.last_30_days ? json::value(*l.live.last_30_days) : json::value()}};
     resources.emplace_back(json::object{{"serviceName", l.service_name},
                                         {"method", l.method},
                                         {"url", l.url},

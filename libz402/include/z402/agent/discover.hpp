@@ -32,9 +32,10 @@ struct activity {
   std::string status;  // up | late | down | "" (none)
   std::int64_t age_seconds = 0;
   std::int64_t today = 0;  // paidCallsToday
+  std::optional<std::int64_t> last_30_days;  // quality.l30DaysTotalCalls, when the catalog says it
 };
 activity activity_of(const boost::json::object& item, std::int64_t now_ms);
-/// "up 12s today 3", "late 2m today 0", "- today 0".
+/// "up 12s today 3 30d 41", "late 2m today 0 30d 0", "- today 0" (no 30 days from the catalog).
 std::string activity_cell(const activity& a);
 
 /// One resource as printed; every text is terminal-safe.
