@@ -40,7 +40,11 @@ std::optional<payment_required_answer> payment_required_of(std::optional<std::st
   for (auto& e : accepts->as_array()) {
     if (!e.is_object()) continue;
     auto entry = e.as_object();
-    if (auto* amount = entry.if_contains("maxAmountRequired")) entry["amount"] = *amount;
+    // A copy first: inserting "amount" may move the object's entries, the one read from included.
+    if (auto* amount = entry.if_contains("maxAmountRequired")) {
+      json::value v1_amount = *amount;
+      entry["amount"] = std::move(v1_amount);
+    }
     for (auto k : {"maxAmountRequired", "resource", "description", "mimeType", "outputSchema"}) entry.erase(k);
     entries.push_back(std::move(entry));
   }
