@@ -18,17 +18,6 @@ std::string page_url(std::string_view base, std::size_t limit, std::size_t offse
   return http::endpoint_url(base, "/discovery/resources?limit=" + std::to_string(limit) + "&offset=" + std::to_string(offset));
 }
 
-/// The absolute URL a Location names; refused when it leaves the origin of `from`.
-expected<std::string> follow(const std::string& from, std::string_view location) {
-  auto base = wire::parse_absolute_url(from);
-  std::string target = location.starts_with("/") && !location.starts_with("//") ? wire::origin_of(*base) + std::string{location}
-                                                                                : std::string{location};
-  auto next = wire::parse_absolute_url(target);
-  if (!next || wire::origin_of(*next) != wire::origin_of(*base))
-    return error{errc::forbidden, "Location", "the server redirected to another origin; refused"};
-  return target;
-}
-
 /// One item's identity in the list, to drop the repeats of a server that repeats pages.
 std::string identity_of(const json::object& item) {
   std::string key = json::serialize(item.contains("resource") ? item.at("resource") : json::value{});
@@ -98,9 +87,9 @@ catalog_read read_catalog(http::client& client, const std::string& discovery_url
           return out;
         }
         auto location = res[http::bhttp::field::location];
-        auto next = follow(req.url, {location.data(), location.size()});
+        auto next = wire::same_origin_redirect(req.url, {location.data(), location.size()});
         if (!next) {
-          out.error = next.error().reason;
+          out.error = "the server " + next.error().reason + "; refused";
           return out;
         }
         req.url = *next;

@@ -75,23 +75,13 @@ std::string_view entry_url(const json::object& entry) {
   return text_of(resource);
 }
 
-/// Where a redirect from `from` leads: an absolute URL, a network-path ("//host/...") or an
-/// absolute path ("/..."); other relative references are not followed (a manifest has a fixed
-/// path: an origin that moves it sends an absolute path).
-expected<std::string> redirect_target(const wire::url_parts& from, std::string_view location) {
-  if (location.starts_with("//")) return from.scheme + ":" + std::string{location};
-  if (location.starts_with("/")) return wire::origin_of(from) + std::string{location};
-  if (location.find("://") != std::string_view::npos) return std::string{location};
-  return error{errc::invalid_request, "Location", "a relative redirect (" + std::string{location.substr(0, 100)} + ")"};
-}
-
 struct manifest_read {
   std::optional<json::object> manifest;
   origin_verdict failure;
 };
 
 /// GET `url` and the same-origin redirects it leads to; the final answer's body as JSON.
-manifest_read read_manifest(http::client& client, const wire::url_parts& origin, std::string url, const origin_policy& policy,
+manifest_read read_manifest(http::client& client, std::string url, const origin_policy& policy,
                             std::chrono::steady_clock::time_point deadline, bool& not_found) {
   not_found = false;
   for (int hop = 0;; ++hop) {
@@ -101,9 +91,11 @@ manifest_read read_manifest(http::client& client, const wire::url_parts& origin,
     req.headers.emplace_back("Accept", "application/json");
     std::size_t budget = policy.max_manifest_bytes + max_header_bytes;
     auto answer = client.fetch(req, deadline, budget);
+    auto too_large = [&] {
+      return manifest_read{std::nullopt, refused("manifest", "the manifest is larger than " + std::to_string(policy.max_manifest_bytes >> 10) + " KiB")};
+    };
     if (!answer) {
-      if (answer.error().code == errc::body_too_large)
-        return {std::nullopt, refused("manifest", "the manifest is larger than " + std::to_string(policy.max_manifest_bytes >> 10) + " KiB")};
+      if (answer.error().code == errc::body_too_large) return too_large();
       return {std::nullopt, refused("manifest", "GET " + url + ": " + answer.error().reason)};
     }
     auto status = answer->result_int();
@@ -112,14 +104,9 @@ manifest_read read_manifest(http::client& client, const wire::url_parts& origin,
         return {std::nullopt, refused("manifest", "more than " + std::to_string(policy.max_redirects) + " redirects from " + url)};
       auto location = answer->find(http::bhttp::field::location);
       if (location == answer->end()) return {std::nullopt, refused("manifest", url + " redirects without a Location")};
-      auto from = wire::parse_absolute_url(url);
-      auto next = redirect_target(*from, {location->value().data(), location->value().size()});
-      if (!next) return {std::nullopt, refused("manifest", url + " redirects by " + next.error().reason)};
-      auto parts = wire::parse_absolute_url(*next);
-      if (!parts) return {std::nullopt, refused("manifest", url + " redirects to a URL that is not one: " + parts.error().reason)};
-      if (parts->has_userinfo) return {std::nullopt, refused("manifest", url + " redirects to a URL with userinfo")};
-      if (wire::origin_of(*parts) != wire::origin_of(origin))
-        return {std::nullopt, refused("manifest", url + " redirects to another origin: " + wire::origin_of(*parts))};
+      // Every hop is checked against the one before, all on the manifest's origin by induction.
+      auto next = wire::same_origin_redirect(url, {location->value().data(), location->value().size()});
+      if (!next) return {std::nullopt, refused("manifest", url + " " + next.error().reason)};
       url = std::move(*next);
       continue;
     }
@@ -127,8 +114,7 @@ manifest_read read_manifest(http::client& client, const wire::url_parts& origin,
       not_found = status == 404;
       return {std::nullopt, refused("manifest", "GET " + url + " answered " + std::to_string(status))};
     }
-    if (answer->body().size() > policy.max_manifest_bytes)
-      return {std::nullopt, refused("manifest", "the manifest is larger than " + std::to_string(policy.max_manifest_bytes >> 10) + " KiB")};
+    if (answer->body().size() > policy.max_manifest_bytes) return too_large();
     auto doc = wire::parse_strict(answer->body(), max_depth);
     if (!doc || !doc->is_object()) return {std::nullopt, refused("manifest", url + " is not a JSON object")};
     return {std::move(doc->as_object()), {}};
@@ -191,9 +177,9 @@ origin_verdict check_manifest(http::client& client, std::string_view method, std
   if (pay_tos.empty()) return refused("url", "the listing names no payTo");
   auto origin = wire::origin_of(*resource);
   bool not_found = false;
-  auto read = read_manifest(client, *resource, origin + "/.well-known/x402", policy, deadline, not_found);
+  auto read = read_manifest(client, origin + "/.well-known/x402", policy, deadline, not_found);
   // The manifest's other name (the proposal for origin-hosted discovery serves x402.json).
-  if (!read.manifest && not_found) read = read_manifest(client, *resource, origin + "/.well-known/x402.json", policy, deadline, not_found);
+  if (!read.manifest && not_found) read = read_manifest(client, origin + "/.well-known/x402.json", policy, deadline, not_found);
   if (!read.manifest) return std::move(read.failure);
   auto named = manifest_pay_tos(*read.manifest, method, resource_url);
   if (!named) return refused("manifest", "the origin's manifest lists no " + std::string{method} + " " + std::string{resource_url});

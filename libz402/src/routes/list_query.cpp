@@ -81,7 +81,9 @@ expected<list_request> parse_list_request(std::string_view query) {
 expected<list_request> read_list_request(const query_params& params) {
   auto filter = read_filter(params);
   if (!filter) return filter.error();
-  list_request req{std::move(*filter), read_limit(params), 0};
+  list_request req;
+  req.filter = std::move(*filter);
+  req.limit = read_limit(params);
   if (auto it = params.find("offset"); it != params.end()) {
     unsigned long long v = 0;
     auto& s = it->second;

@@ -187,6 +187,22 @@ expected<std::string> canonical_resource_of(std::string_view text, std::optional
   return out;
 }
 
+expected<std::string> same_origin_redirect(std::string_view from, std::string_view location) {
+  auto base = parse_absolute_url(from);
+  if (!base) return base.error();
+  auto refused_as = [](std::string reason) { return error{errc::forbidden, "Location", std::move(reason)}; };
+  std::string target;
+  if (location.starts_with("//")) target = base->scheme + ":" + std::string{location};
+  else if (location.starts_with("/")) target = origin_of(*base) + std::string{location};
+  else if (location.find("://") != std::string_view::npos) target = std::string{location};
+  else return refused_as("redirects by a relative reference (" + std::string{location.substr(0, 100)} + ")");
+  auto next = parse_absolute_url(target);
+  if (!next) return refused_as("redirects to a URL that is not one: " + next.error().reason);
+  if (next->has_userinfo) return refused_as("redirects to a URL with userinfo");
+  if (origin_of(*next) != origin_of(*base)) return refused_as("redirects to another origin: " + origin_of(*next));
+  return target;
+}
+
 bool is_address_like_host(std::string_view host) {
   if (host.empty()) return true;
   if (host.front() == '[') return true;

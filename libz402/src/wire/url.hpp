@@ -49,6 +49,13 @@ expected<std::string> percent_decode(std::string_view s, percent_decoding how);
 /// `s` as a query parameter value: every byte but unreserved characters as %XX (RFC 3986).
 std::string query_escape(std::string_view s);
 
+/// The absolute URL a redirect from `from` to `location` leads to, when it stays on `from`'s
+/// origin: `location` an absolute URL, a network-path ("//host/...") or an absolute path
+/// ("/..."). Refused (field "Location") for another origin, userinfo, or another relative
+/// reference (a client reading a fixed path is sent an absolute one); the reason reads after the
+/// name of what redirected ("redirects to another origin: ...").
+expected<std::string> same_origin_redirect(std::string_view from, std::string_view location);
+
 /// Whether the host is an IP literal, all digits (a decimal IPv4 in disguise), hexadecimal
 /// (0x...), or a loopback name: hosts an icon URL may not name.
 bool is_address_like_host(std::string_view host);
