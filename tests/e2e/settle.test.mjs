@@ -156,9 +156,9 @@ test("a payment reported twice at once over two connections counts once, and bot
   assert.equal((await paidCalls()) - before, 200);
 });
 
-test("30 days of paid calls: the quality block, callsByDay, sort=calls30d and minCalls30d, over HTTP and MCP", async () => {
-  const quiet = "https://paid.example.com/v1/quiet";
-  assert.equal((await declare(server.url, providerKey, { items: [item(terms, payTo, url), item(terms, payTo, quiet)] })).status, 200);
+test("30 days of paid calls: the quality block, callsByDay, sort=calls30d, minCalls30d and search's usage prior, over HTTP and MCP", async () => {
+  const quiet = "https://paid.example.com/v1/quiet", unpaid = "https://paid.example.com/v1/never";
+  assert.equal((await declare(server.url, providerKey, { items: [item(terms, payTo, url), item(terms, payTo, unpaid), item(terms, payTo, quiet)] })).status, 200);
   const post = poster(4);
   const sentAt = Date.now();
   for (let i = 0; i < 3; i++) assert.equal((await post(settleBody(terms, payTo, quiet))).status, 200);
@@ -168,8 +168,9 @@ test("30 days of paid calls: the quality block, callsByDay, sort=calls30d and mi
   assert.equal(listed.paidCallsToday, 3);
   assert.ok(Math.abs(Date.parse(listed.quality.lastCalledAt) - sentAt) < 60_000, listed.quality.lastCalledAt);
   // The busy route first (it was paid 10,000 times or more), then the quiet one; ties keep listing order.
+  assert.deepEqual((await list(server.url, `?payTo=${payTo}`)).json.items.map((i) => i.resource), [url, unpaid, quiet]);
   const sorted = await list(server.url, `?payTo=${payTo}&sort=calls30d`);
-  assert.deepEqual(sorted.json.items.map((i) => i.resource), [url, quiet]);
+  assert.deepEqual(sorted.json.items.map((i) => i.resource), [url, quiet, unpaid]);
   const busy = sorted.json.items[0].quality.l30DaysTotalCalls;
   assert.ok(busy >= 10_000, `${busy}`);
   assert.equal((await list(server.url, `?payTo=${payTo}&minCalls30d=${busy}`)).json.pagination.total, 1);
@@ -192,4 +193,17 @@ test("30 days of paid calls: the quality block, callsByDay, sort=calls30d and mi
       params: { name: "list_resources", arguments: { payTo, sort: "calls30d", minCalls30d: 1 } } }) });
   const answer = await rpc.json();
   assert.deepEqual(answer.result.structuredContent.items.map((i) => i.resource), [url, quiet]);
+  // Search: the three match "test" alike, so their paid calls order them, each lifted by its
+  // factor (at most 1.1), which explain shows beside the relevance.
+  const found = await (await fetch(`${server.url}/discovery/search?query=test&payTo=${payTo}&explain=1`)).json();
+  assert.deepEqual(found.resources.map((i) => i.resource), [url, quiet, unpaid]);
+  const [busyWhy, quietWhy, unpaidWhy] = found.explain;
+  assert.equal(busyWhy.relevance, quietWhy.relevance);
+  assert.equal(unpaidWhy.score, quietWhy.relevance);
+  assert.ok(busyWhy.usage > quietWhy.usage && quietWhy.usage > 1 && busyWhy.usage <= 1.1, JSON.stringify(found.explain));
+  assert.equal(unpaidWhy.usage, undefined);
+  const searched = await fetch(`${server.url}/discovery/mcp`, {
+    method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "search_resources", arguments: { query: "test", payTo } } }) });
+  assert.deepEqual((await searched.json()).result.structuredContent.resources.map((i) => i.resource), [url, quiet, unpaid]);
 });

@@ -15,6 +15,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -100,7 +101,8 @@ const std::vector<listing> catalog_rows = {
 };
 
 
-catalog::snapshot snapshot_of(const std::vector<listing>& rows) {
+/// The snapshot of `rows` in that order, each paid `calls[i]` times on day 0 (none: never).
+catalog::snapshot snapshot_of(const std::vector<listing>& rows, const std::vector<std::uint64_t>& calls = {}) {
   catalog::snapshot s;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     catalog::item_record r;
@@ -108,6 +110,11 @@ catalog::snapshot snapshot_of(const std::vector<listing>& rows) {
     r.content = catalog::make_content(fields_of(rows[i]), rows[i].method);
     r.identity = {"http", rows[i].url, rows[i].method};
     r.seq = i + 1;
+    if (i < calls.size() && calls[i] > 0) {
+      catalog::daily_counts::ring days{};
+      days.back() = static_cast<std::uint32_t>(std::min<std::uint64_t>(calls[i], UINT32_MAX));
+      r.usage = catalog::daily_counts{0, days, 1000};
+    }
     s.items.push_back(catalog::make_item(std::move(r), 0));
   }
   return s;
@@ -308,6 +315,72 @@ CAF_TEST(a repeated word buys no rank and stuffing costs rank) {
   CAF_REQUIRE_EQUAL(tied.size(), 2u);
   CAF_CHECK_EQUAL(tied[0].score, tied[1].score);
   CAF_CHECK_EQUAL(tied[0].position, 0u);
+}
+
+CAF_TEST(paid calls lift a listing only within a tenth of its relevance) {
+  // The factor at its limits: none for no calls, the whole tenth from 100,000 calls, never more.
+  CAF_CHECK_EQUAL(search::usage_factor(0), 1.0);
+  CAF_CHECK_GREATER(search::usage_factor(1), 1.0);
+  CAF_CHECK_LESS(search::usage_factor(99'999), 1.1);
+  CAF_CHECK_EQUAL(search::usage_factor(100'000), 1.1);
+  CAF_CHECK_EQUAL(search::usage_factor(UINT64_MAX), 1.1);
+  CAF_CHECK(search::usage_prior::of({0, 0, 0}).by_position.empty());
+  // Two listings that match alike, and one that matches "weather forecast" clearly worse: the
+  // paid one of the two comes first, and no number of calls lifts the third above them.
+  std::vector<listing> rows = {
+      {"Forecasts", "https://a.example.com/x", "Weather forecast for a city.", {}, "call", {}},
+      {"Forecasts", "https://b.example.com/x", "Weather forecast for a city.", {}, "call", {}},
+      {"City guide", "https://c.example.com/x", "Weather for a city.", {}, "call", {}},
+  };
+  // Listings of something else, so that the two words weigh as in a catalog.
+  for (int i = 0; i < 20; ++i) rows.push_back({"Translation", "https://t.example.com/x", "Translates text.", {}, "call", {}});
+  auto s = snapshot_of(rows);
+  auto& idx = s.search_index_of();
+  auto q = search::expand("weather forecast", &idx);
+  auto plain = idx.rank(q);
+  CAF_REQUIRE_EQUAL(plain.size(), 3u);
+  CAF_REQUIRE_EQUAL(plain[0].score, plain[1].score);
+  CAF_REQUIRE_GREATER(plain[1].score, plain[2].score * 1.1);
+  std::vector<std::uint64_t> calls(rows.size(), 0);
+  calls[1] = 500;
+  calls[2] = 5'000'000;
+  auto prior = search::usage_prior::of(calls);
+  auto paid = idx.rank(q, &prior);
+  CAF_REQUIRE_EQUAL(paid.size(), 3u);
+  CAF_CHECK_EQUAL(paid[0].position, 1u);
+  CAF_CHECK_EQUAL(paid[1].position, 0u);
+  CAF_CHECK_EQUAL(paid[2].position, 2u);
+  CAF_CHECK_EQUAL(paid[0].score, plain[0].score * static_cast<double>(static_cast<float>(search::usage_factor(500))));
+  // The server's snapshot (its items' quality blocks) and the agent's ranking of the items it
+  // read agree, and both explain the factor.
+  auto counted = snapshot_of(rows, calls);
+  CAF_CHECK(counted.usage_prior_of().by_position == prior.by_position);
+  routes::cursor_signer signer{"0123456789abcdef0123456789abcdef"};
+  auto req = routes::parse_search_request("query=weather+forecast&explain=1", signer, 1000);
+  CAF_REQUIRE(req);
+  auto body = boost::json::parse(routes::render_search(counted, *req, signer, 1000)).as_object();
+  auto& resources = body.at("resources").as_array();
+  CAF_REQUIRE_EQUAL(resources.size(), 3u);
+  CAF_CHECK_EQUAL(resources[0].at("resource"), "https://b.example.com/x");
+  CAF_CHECK_EQUAL(resources[1].at("resource"), "https://a.example.com/x");
+  CAF_CHECK_EQUAL(resources[2].at("resource"), "https://c.example.com/x");
+  auto& first = body.at("explain").as_array()[0].as_object();
+  CAF_CHECK_EQUAL(first.at("usage").as_double(), std::round(search::usage_factor(500) * 1e4) / 1e4);
+  CAF_CHECK(first.contains("relevance"));
+  CAF_CHECK(!body.at("explain").as_array()[1].as_object().contains("usage"));
+  std::vector<boost::json::object> items;
+  for (auto& item : counted.items) {
+    std::string json;
+    item->append_json(json);
+    items.push_back(boost::json::parse(json).as_object());
+  }
+  auto agent = agent::rank(items, "weather forecast", true);
+  CAF_REQUIRE_GREATER_OR_EQUAL(agent.order.size(), 3u);
+  CAF_CHECK_EQUAL(agent.order[0], 1u);
+  CAF_CHECK_EQUAL(agent.order[1], 0u);
+  CAF_CHECK_EQUAL(agent.order[2], 2u);
+  CAF_CHECK(agent.why[1].find("; usage x1.0") != std::string::npos);
+  CAF_CHECK(agent.why[0].find("usage") == std::string::npos);
 }
 
 CAF_TEST(at most three results per origin keep their place) {
@@ -512,17 +585,23 @@ CAF_TEST(the best hits and their pages equal those of the whole ranking) {
   auto& idx = s.search_index_of();
   std::vector<std::uint32_t> every_third, none;
   for (std::uint32_t i = 0; i < idx.size(); i += 3) every_third.push_back(i);
+  // And with a usage prior that reorders close scores: calls from none to past the full weight.
+  std::vector<std::uint64_t> calls(idx.size());
+  for (std::size_t i = 0; i < calls.size(); ++i) calls[i] = i % 4 == 0 ? 0 : (i * 7919) % 200'000;
+  const auto paid = search::usage_prior::of(calls);
+  CAF_REQUIRE(paid.largest > 1.09f);
+  for (auto prior : {static_cast<const search::usage_prior*>(nullptr), &paid})
   for (auto query : {"weather", "weather forecast", "weather city 3", "forecast city 7 weather", "translate text", "nothing matches zzz"}) {
     auto terms = search::expand(query, &idx);
     using rows = const std::vector<std::uint32_t>*;
     for (rows allowed : {rows{nullptr}, rows{&every_third}, rows{&none}}) {
-      auto ranking = idx.rank(terms);
+      auto ranking = idx.rank(terms, prior);
       if (allowed)
         std::erase_if(ranking, [&](const search::hit& h) {
           return !std::binary_search(allowed->begin(), allowed->end(), static_cast<std::uint32_t>(h.position));
         });
       for (std::size_t k : {1u, 2u, 10u, 63u, 64u, 65u, 100u, 1000u}) {
-        auto best = idx.top(terms, k, allowed);
+        auto best = idx.top(terms, k, allowed, prior);
         const std::size_t expected_size = std::min(k, ranking.size());
         CAF_CHECK_EQUAL(best.size(), expected_size);
         for (std::size_t i = 0; i < best.size() && i < ranking.size(); ++i) {
@@ -535,7 +614,7 @@ CAF_TEST(the best hits and their pages equal those of the whole ranking) {
         for (std::size_t limit : {1u, 10u, 100u, 1000u}) {
           std::vector<std::size_t> expected;
           for (auto i = offset; i < whole.size() && expected.size() < limit; ++i) expected.push_back(whole[i].position);
-          auto page = search::page_of(idx, terms, allowed, routes::results_per_origin, offset, limit);
+          auto page = search::page_of(idx, terms, allowed, routes::results_per_origin, offset, limit, prior);
           CAF_CHECK(page.positions == expected);
           CAF_CHECK_EQUAL(page.more, whole.size() > offset + limit);
         }

@@ -74,15 +74,23 @@ ranking rank(const std::vector<json::object>& items, std::string_view intent, bo
   for (std::size_t i = 0; i < docs.size(); ++i) pointers.push_back(&docs[i]), keys.push_back(i);
   search::index idx{std::move(pointers), std::move(keys)};
   const auto query = search::expand(intent, &idx);
+  // The server's usage prior, from the 30 days' calls each item's quality block shows.
+  std::vector<std::uint64_t> calls;
+  calls.reserve(items.size());
+  for (auto& item : items) {
+    auto* days = wire::find_path(item, {"quality", "l30DaysTotalCalls"});
+    calls.push_back(days && days->is_int64() && days->get_int64() > 0 ? static_cast<std::uint64_t>(days->get_int64()) : 0);
+  }
+  const auto prior = search::usage_prior::of(calls);
   ranking r;
   r.scores.assign(items.size(), 0.0);
   if (explain) r.why.assign(items.size(), "no match");
   std::vector<bool> ranked(items.size(), false);
-  for (auto& h : idx.rank(query)) {
+  for (auto& h : idx.rank(query, &prior)) {
     r.order.push_back(h.position);
     r.scores[h.position] = h.score;
     ranked[h.position] = true;
-    if (explain) r.why[h.position] = search::explain_line(query, idx.explain(query, h.position));
+    if (explain) r.why[h.position] = search::explain_line(query, idx.explain(query, h.position), prior.factor(h.position));
   }
   if (!r.order.empty()) r.pick = r.order.front();
   for (std::size_t i = 0; i < items.size(); ++i)

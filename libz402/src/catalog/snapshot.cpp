@@ -60,9 +60,14 @@ snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, listing_i
   return next;
 }
 
-usage_order::usage_order(const listing_items& items) {
-  totals_.reserve(items.size());
-  for (auto& it : items) totals_.push_back(it->record().usage.last_30_days(it->rendered_day()));
+std::vector<std::uint64_t> calls30d_of(const listing_items& items) {
+  std::vector<std::uint64_t> calls;
+  calls.reserve(items.size());
+  for (auto& it : items) calls.push_back(it->record().usage.last_30_days(it->rendered_day()));
+  return calls;
+}
+
+usage_order::usage_order(const listing_items& items) : totals_(calls30d_of(items)) {
   order_.resize(items.size());
   for (std::uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
   std::stable_sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) { return totals_[a] > totals_[b]; });

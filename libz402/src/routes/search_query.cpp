@@ -91,7 +91,8 @@ std::string render_search(const catalog::snapshot& snap, const search_request& r
   auto& idx = snap.search_index_of();
   std::vector<std::uint32_t> storage;
   const auto query = search::expand(req.query, &idx);
-  auto page = search::page_of(idx, query, filtered_rows(snap, req.filter, storage), results_per_origin, req.offset, req.limit);
+  auto& prior = snap.usage_prior_of();
+  auto page = search::page_of(idx, query, filtered_rows(snap, req.filter, storage), results_per_origin, req.offset, req.limit, &prior);
   std::string out = R"({"x402Version":2,"resources":[)";
   append_items(out, snap, page.positions, shown);
   out.append(R"(],"partialResults":false,"pagination":{"limit":)").append(std::to_string(req.limit));
@@ -103,7 +104,8 @@ std::string render_search(const catalog::snapshot& snap, const search_request& r
   if (req.explain) {
     out.append(R"(,"explain":)");
     out.append(boost::json::serialize(search::explain_page(
-        idx, query, page.positions, [&](std::size_t p) -> std::string_view { return snap.items[p]->record().identity.resource; })));
+        idx, query, page.positions, [&](std::size_t p) -> std::string_view { return snap.items[p]->record().identity.resource; },
+        &prior)));
   }
   out.push_back('}');
   return out;

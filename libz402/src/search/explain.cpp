@@ -3,6 +3,7 @@
 #include <boost/json/object.hpp>
 
 #include <cmath>
+#include <cstdio>
 
 namespace z402::search {
 namespace {
@@ -27,7 +28,7 @@ std::string_view name_of(field f) {
 }
 
 boost::json::array explain_page(const index& idx, const query& q, const std::vector<std::size_t>& positions,
-                                const std::function<std::string_view(std::size_t)>& resource_of) {
+                                const std::function<std::string_view(std::size_t)>& resource_of, const usage_prior* prior) {
   boost::json::array out;
   for (auto position : positions) {
     boost::json::array matches;
@@ -42,12 +43,19 @@ boost::json::array explain_page(const index& idx, const query& q, const std::vec
       matches.push_back(std::move(m));
       total += r.score;
     }
-    out.push_back(boost::json::object{{"resource", resource_of(position)}, {"score", rounded(total)}, {"matches", std::move(matches)}});
+    const double usage = prior ? prior->factor(position) : 1.0;
+    boost::json::object entry{{"resource", resource_of(position)}, {"score", rounded(total * usage)}};
+    if (usage > 1.0) {
+      entry["relevance"] = rounded(total);
+      entry["usage"] = rounded(usage);
+    }
+    entry["matches"] = std::move(matches);
+    out.push_back(std::move(entry));
   }
   return out;
 }
 
-std::string explain_line(const query& q, const std::vector<index::reason>& reasons) {
+std::string explain_line(const query& q, const std::vector<index::reason>& reasons, double usage) {
   std::string out;
   for (auto& r : reasons) {
     if (!out.empty()) out += "; ";
@@ -58,7 +66,14 @@ std::string explain_line(const query& q, const std::vector<index::reason>& reaso
     out += ") in ";
     for (std::size_t i = 0; i < r.fields.size(); ++i) out += (i ? ", " : "") + std::string{name_of(r.fields[i])};
   }
-  return out.empty() ? "no match" : out;
+  if (out.empty()) return "no match";
+  if (usage > 1.0) {
+    char factor[16];
+    std::snprintf(factor, sizeof factor, "%.4f", usage);
+    out += "; usage x";
+    out += factor;
+  }
+  return out;
 }
 
 }  // namespace z402::search

@@ -480,7 +480,23 @@ double combine(const Terms& terms, const std::vector<double>& parts) {
 
 }  // namespace
 
-std::vector<hit> index::rank(const query& q) const {
+double usage_factor(std::uint64_t calls30d) {
+  const double full = std::log1p(static_cast<double>(usage_full_calls));
+  return 1.0 + usage_weight * std::min(1.0, std::log1p(static_cast<double>(calls30d)) / full);
+}
+
+usage_prior usage_prior::of(const std::vector<std::uint64_t>& calls) {
+  usage_prior p;
+  if (std::all_of(calls.begin(), calls.end(), [](std::uint64_t c) { return c == 0; })) return p;
+  p.by_position.reserve(calls.size());
+  for (auto c : calls) {
+    p.by_position.push_back(static_cast<float>(usage_factor(c)));
+    p.largest = std::max(p.largest, p.by_position.back());
+  }
+  return p;
+}
+
+std::vector<hit> index::rank(const query& q, const usage_prior* prior) const {
   // Dense accumulators per thread: no hashing and no allocation per matching document. They are
   // all zeros between calls (the touched entries are reset below).
   thread_local std::vector<double> scores, word_best;
@@ -506,7 +522,7 @@ std::vector<hit> index::rank(const query& q) const {
   std::vector<hit> hits;
   hits.reserve(touched.size());
   for (auto doc : touched) {
-    hits.push_back({doc, scores[doc]});
+    hits.push_back({doc, prior ? scores[doc] * prior->factor(doc) : scores[doc]});
     scores[doc] = 0.0;
   }
   std::sort(hits.begin(), hits.end(), ranks_before);
@@ -533,7 +549,7 @@ std::vector<index::reason> index::explain(const query& q, std::size_t position) 
   return out;
 }
 
-std::vector<hit> index::top(const query& q, std::size_t k, const std::vector<std::uint32_t>* allowed) const {
+std::vector<hit> index::top(const query& q, std::size_t k, const std::vector<std::uint32_t>* allowed, const usage_prior* prior) const {
   std::vector<hit> best;  // a heap with the hit that ranks last on top
   auto before = [](const hit& a, const hit& b) { return ranks_before(a, b); };  // inlined, unlike a function pointer
   auto terms = terms_of(q);
@@ -542,8 +558,11 @@ std::vector<hit> index::top(const query& q, std::size_t k, const std::vector<std
   // Documents come in listing order, so one that scores no more than the k-th best loses to
   // every hit held and to every hit taken later (those score more): skipping it is exact, ties
   // included. A bound is combined as scores are (combine) from parts each at least the
-  // document's, so it is never below the score, to the last bit.
-  auto combined = [&](const std::vector<double>& parts) { return combine(terms, parts); };
+  // document's, then multiplied by the largest prior factor where a score is by its own: it is
+  // never below the score, to the last bit (rounding keeps the order of products of non-negative
+  // numbers).
+  const double most = prior ? prior->largest : 1.0;
+  auto combined = [&](const std::vector<double>& parts) { return combine(terms, parts) * most; };
   // Terms by their best contribution, least first: a prefix of them whose bests add up to no
   // more than the k-th best cannot place a document on their own, so only the others' lists
   // (the essential ones) propose documents; the prefix's are looked up for those.
@@ -604,7 +623,8 @@ std::vector<hit> index::top(const query& q, std::size_t k, const std::vector<std
       if (it != list.end() && it->doc == doc) parts[i] = terms[i].score(*it);
     }
     // Combined in the terms' order, as rank() adds them up, so a score is the same double there.
-    const double score = combined(parts);
+    const double relevance = combine(terms, parts);
+    const double score = prior ? relevance * prior->factor(doc) : relevance;
     if (best.size() < k) {
       best.push_back({doc, score});
       std::push_heap(best.begin(), best.end(), before);
@@ -641,7 +661,7 @@ std::vector<hit> spread_origins(const index& idx, std::vector<hit> hits, std::si
 }
 
 ranked_page page_of(const index& idx, const query& q, const std::vector<std::uint32_t>* allowed, std::size_t per_origin,
-                    std::size_t offset, std::size_t limit) {
+                    std::size_t offset, std::size_t limit, const usage_prior* prior) {
   ranked_page page;
   const auto want = offset + limit;
   // Hits seen per origin: all zeros between calls (reset below), so no allocation or clearing
@@ -650,7 +670,7 @@ ranked_page page_of(const index& idx, const query& q, const std::vector<std::uin
   if (seen.size() < idx.origins()) seen.resize(idx.origins(), 0);
   // The best few times the page's end, then twice as many while origins run short of it.
   for (auto k = std::max<std::size_t>(64, 4 * want);; k *= 2) {
-    auto hits = idx.top(q, k, allowed);
+    auto hits = idx.top(q, k, allowed, prior);
     const bool all = hits.size() < k;
     std::vector<std::size_t> kept;  // indexes into `hits` of the hits that keep their place
     std::size_t scanned = 0;

@@ -4,6 +4,7 @@
 #include "z402/catalog/item.hpp"
 #include "z402/catalog/listing_items.hpp"
 #include "z402/catalog/payment_ledger.hpp"
+#include "z402/search/ranking.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -68,10 +69,14 @@ class usage_order {
   std::vector<std::uint64_t> totals_;  // by position
 };
 
-/// A snapshot's usage order, made by the first read that asks.
-struct lazy_usage_order {
-  std::once_flag built;
+/// The paid calls of the last 30 days of each item, by position, as its JSON shows them.
+std::vector<std::uint64_t> calls30d_of(const listing_items& items);
+
+/// A snapshot's usage order and search prior, each made by the first read that asks.
+struct lazy_usage {
+  std::once_flag order_built, prior_built;
   std::unique_ptr<const usage_order> order;
+  search::usage_prior prior;
 };
 
 struct snapshot;
@@ -137,11 +142,16 @@ struct snapshot {
   const search::index& search_index_of() const { return indexes->search(items); }
   const filter_index& filter_index_of() const { return indexes->filters(items); }
   const identity_index& identity_index_of() const { return indexes->identities(items); }
-  std::shared_ptr<lazy_usage_order> usage = std::make_shared<lazy_usage_order>();
+  std::shared_ptr<lazy_usage> usage = std::make_shared<lazy_usage>();
 
   const usage_order& usage_order_of() const {
-    std::call_once(usage->built, [&] { usage->order = std::make_unique<const usage_order>(items); });
+    std::call_once(usage->order_built, [&] { usage->order = std::make_unique<const usage_order>(items); });
     return *usage->order;
+  }
+  /// What paid calls multiply search relevance by (search::usage_prior), per item.
+  const search::usage_prior& usage_prior_of() const {
+    std::call_once(usage->prior_built, [&] { usage->prior = search::usage_prior::of(calls30d_of(items)); });
+    return usage->prior;
   }
 };
 

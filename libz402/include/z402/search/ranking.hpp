@@ -58,6 +58,27 @@ struct hit {
   double score;
 };
 
+/// The usage prior (docs/search.md, "Usage"): a listing's relevance is multiplied by
+/// 1 + usage_weight * min(1, log(1 + calls) / log(1 + usage_full_calls)), its paid calls of the
+/// last 30 days: 1 never paid, about 1.02 for 10 calls, 1.06 for 1,000, 1.1 from 100,000. Bounded, so
+/// paid calls can lift a listing above another only when its relevance is within 10 % of the
+/// other's: one that matches the query clearly better never falls below one paid more. Settles
+/// come only from the rail's authenticated nodes, so declarations cannot buy it.
+constexpr double usage_weight = 0.1;
+constexpr std::uint64_t usage_full_calls = 100'000;
+double usage_factor(std::uint64_t calls30d);
+
+/// Each document's usage factor, by position, and the largest of them (what bounds a score).
+/// Empty: 1 for every document.
+struct usage_prior {
+  std::vector<float> by_position;
+  float largest = 1;
+
+  /// The prior of documents whose 30 days' calls are `calls` (by position).
+  static usage_prior of(const std::vector<std::uint64_t>& calls);
+  double factor(std::size_t position) const { return by_position.empty() ? 1.0 : by_position[position]; }
+};
+
 /// The searchable documents of one catalog version, and the lists of each term's documents.
 /// What a term adds to a document's score there depends on that document alone (its fields and
 /// their lengths; docs/contract.md §4), and on how many documents hold the term (its idf, taken when
@@ -80,15 +101,17 @@ class index {
   static std::optional<index> updated(const index& base, std::vector<const document*>&& docs, std::vector<std::uint64_t>&& keys);
 
   /// Every document that shares a term with the query, best first; ties keep listing order.
-  /// The whole ranking, scored exhaustively: the reference `top` is checked against.
-  std::vector<hit> rank(const query& q) const;
+  /// The whole ranking, scored exhaustively: the reference `top` is checked against. Scores are
+  /// relevance times the document's `prior` factor (none: relevance alone), in every ranking here.
+  std::vector<hit> rank(const query& q, const usage_prior* prior = nullptr) const;
   /// The `k` best of the documents that share a term with the query and that `allowed` holds
   /// (positions ascending; every document when null), best first, ties in listing order: the
   /// same hits as the first `k` of `rank` so filtered. Fewer than `k` only when that is all of
   /// them. The cost is about k's, not the matches': documents are visited in listing order
   /// (so a later one never wins a tie), and once `k` are held, a stretch of postings whose
   /// upper bound cannot beat the k-th best is skipped unscored (block-max MaxScore).
-  std::vector<hit> top(const query& q, std::size_t k, const std::vector<std::uint32_t>* allowed = nullptr) const;
+  std::vector<hit> top(const query& q, std::size_t k, const std::vector<std::uint32_t>* allowed = nullptr,
+                       const usage_prior* prior = nullptr) const;
 
   /// Why a document scored what it did: for each typed word it matched, the term that counted
   /// (the query's term with the best score there), that score, and the fields holding the term.
@@ -192,6 +215,6 @@ struct ranked_page {
 /// `allowed` (null: all), per_origin), from as few of the best hits as it needs: `top` of a few
 /// times offset + limit, more only when origins run short.
 ranked_page page_of(const index& idx, const query& q, const std::vector<std::uint32_t>* allowed, std::size_t per_origin,
-                    std::size_t offset, std::size_t limit);
+                    std::size_t offset, std::size_t limit, const usage_prior* prior = nullptr);
 
 }  // namespace z402::search
