@@ -4,6 +4,7 @@
 //     node tests/browser/screenshot.mjs docs/services-page.png
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
 import {
   newDataDir, removeDataDir, addProvider, createSettleKey, termsFile, startServer, stopServer, item, declare, settleBody,
 } from "../e2e/lib/server.mjs";
@@ -40,7 +41,7 @@ const dir = newDataDir();
 const keys = Object.fromEntries(Object.keys(providers).map((payTo, i) => [payTo, addProvider(dir, `p${i}`, payTo)]));
 const settleKey = createSettleKey(dir);
 const { terms } = termsFile(dir);
-const server = await startServer(dir);
+let server = await startServer(dir);
 try {
   for (const [payTo, rows] of Object.entries(providers)) {
     const items = rows.map(([name, url, description, amount, unit, params]) => item(terms, payTo, url, {
@@ -61,7 +62,16 @@ try {
     for (let i = 0; i < n; i++)
       await fetch(`${server.url}/discovery/settled`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${settleKey}` },
         body: JSON.stringify(settleBody(terms, payTo, url)) });
-  await new Promise((r) => setTimeout(r, 300));
+  // Earlier days for the sparklines: each paid route's saved 30 days get a steady pattern of its
+  // own, ending with today's count (the catalog is edited while the server is stopped).
+  await stopServer(server);
+  const file = join(dir, "catalog.json");
+  const saved = JSON.parse(readFileSync(file, "utf8"));
+  for (const it of saved.items)
+    if (it.paidCalls > 0)
+      it.callsByDay = Array.from({ length: 30 }, (_, d) => (d === 29 ? it.paidCalls : Math.round(it.paidCalls * (1.5 + Math.sin(d / 3 + it.paidCalls)))));
+  writeFileSync(file, JSON.stringify(saved));
+  server = await startServer(dir);
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
   const page = await browser.newPage({ viewport: { width: 1100, height: 760 } });

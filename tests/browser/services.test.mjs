@@ -1,5 +1,5 @@
 // The Services page in Debian's chromium: grouping by (origin, payTo, serviceName), price
-// ranges, statuses from lastSeen, TODAY sums, hostile text shown as text and never run, local
+// ranges, statuses from lastSeen, TODAY and 30 DAYS sums with their sparklines, hostile text shown as text and never run, local
 // filtering, keyboard use, 360 px, 304 refreshes, and 4,096 items without freezing.
 import { test, before, after, describe } from "node:test";
 import assert from "node:assert/strict";
@@ -78,6 +78,14 @@ async function seed() {
     if (it.resource === "https://old.example.com/v1/thing") it.lastSeen = now - 2 * 3600_000;
     if (it.provider === "beta" && it.resource.startsWith("https://wx.")) it.lastSeen = now - 200_000;
     if (it.resource === "https://future.example.com/v1/x") it.lastSeen = now + 600_000;
+    // Earlier days of the forecast route: 7 calls 5 days ago, 2 calls 2 days ago (the saved
+    // 30 days end with today's paidCalls).
+    if (it.resource === "https://wx.example.com/v1/forecast") {
+      it.callsByDay = new Array(30).fill(0);
+      it.callsByDay[24] = 7;
+      it.callsByDay[27] = 2;
+      it.callsByDay[29] = it.paidCalls;
+    }
   }
   writeFileSync(file, JSON.stringify(saved));
   server = await startServer(dir);
@@ -86,6 +94,11 @@ async function seed() {
 /** A page on the Services page that records dialogs and every request it makes. */
 async function open(viewport = { width: 1280, height: 900 }) {
   const page = await browser.newPage({ viewport });
+  // Every Content-Security-Policy violation the page causes, by directive.
+  await page.addInitScript(() => {
+    window.__violations = [];
+    document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective));
+  });
   const seen = { dialogs: 0, requests: [] };
   page.on("dialog", async (d) => { seen.dialogs++; await d.dismiss(); });
   page.on("request", (r) => seen.requests.push({ url: r.url(), headers: r.headers() }));
@@ -103,6 +116,7 @@ const rowsOf = (page) => page.$$eval("#rows tr.group", (trs) => trs.map((tr) => 
   price: tr.children[2].textContent,
   status: tr.children[3].textContent,
   today: Number(tr.children[4].textContent),
+  month: Number(tr.children[5].textContent),
 })));
 
 before(async () => {
@@ -155,6 +169,35 @@ test("price ranges, statuses from lastSeen and TODAY sums", async () => {
   assert.equal(byKey[`Future service|${pay.beta}`].status, "none");
   assert.equal(byKey[`Weather API|${pay.alpha}`].today, 5);
   assert.equal(byKey[`Weather API|${pay.beta}`].today, 0);
+  await page.close();
+});
+
+test("30 DAYS sums the routes' last 30 days and a sparkline draws them day by day, within the CSP", async () => {
+  const { page } = await open();
+  const rows = await rowsOf(page);
+  const byKey = Object.fromEntries(rows.map((r) => [`${r.name}|${r.payTo}`, r]));
+  // current: 2 today; forecast: 3 today, 2 two days ago, 7 five days ago.
+  assert.equal(byKey[`Weather API|${pay.alpha}`].month, 14);
+  assert.equal(byKey[`Weather API|${pay.beta}`].month, 0);
+  const spark = await page.$eval("#rows tr.group td.month svg", (svg) => ({
+    label: svg.getAttribute("aria-label"),
+    points: svg.querySelector("polyline").getAttribute("points").split(" ").map((p) => p.split(",").map(Number)),
+    height: svg.viewBox.baseVal.height,
+    drawn: svg.getBoundingClientRect().width,
+  }));
+  assert.equal(spark.label, "paid calls per day for 30 days, at most 7 in a day, 5 today");
+  assert.equal(spark.points.length, 30);
+  const ys = spark.points.map(([, y]) => y);
+  assert.equal(Math.min(...ys), ys[24], "the highest point is 5 days ago");
+  assert.equal(ys[0], spark.height - 1, "a day without calls is on the baseline");
+  assert.ok(ys[29] < ys[27] && ys[27] < ys[0], `today (5) above two days ago (2) above none: ${ys}`);
+  assert.ok(spark.drawn > 0, "the sparkline is drawn");
+  // A row with no calls draws a flat line; nothing the page does breaks its CSP.
+  const flat = await page.$$eval("#rows tr.group td.month svg polyline", (ls) => ls.at(-1).getAttribute("points"));
+  assert.ok(flat.split(" ").every((p) => p.endsWith(",15.0")), flat);
+  await page.getByRole("button", { name: "Weather API" }).first().click();
+  assert.match(await page.locator("tr.details:not([hidden])").textContent(), /today 3 · 30 days 12/);
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
   await page.close();
 });
 
@@ -211,7 +254,7 @@ test("rows expand from the keyboard to show input parameters and example output"
   await page.keyboard.press("Space");
   assert.equal(await toggle.getAttribute("aria-expanded"), "false");
   assert.ok(await details.isHidden());
-  assert.equal(await page.locator("table thead th[scope=col]").count(), 5);
+  assert.equal(await page.locator("table thead th[scope=col]").count(), 6);
   await page.close();
 });
 

@@ -103,11 +103,25 @@ CAF_TEST(sort by 30 days of calls and minCalls30d page like the list and refuse 
   CAF_CHECK_EQUAL(total_of(s, "minCalls30d=9"), 1);   // at the most paid
   CAF_CHECK_EQUAL(total_of(s, "minCalls30d=10"), 0);  // past it
   CAF_CHECK_EQUAL(total_of(s, "minCalls30d=0"), 5);
+  // callsByDay=1: each item as the plain page shows it, with its 30 days last (the Services page).
+  auto plain = render(s, "sort=calls30d").at("items").as_array();
+  auto with_days = render(s, "sort=calls30d&callsByDay=true").at("items").as_array();
+  CAF_REQUIRE_EQUAL(with_days.size(), plain.size());
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    auto item = with_days[i].as_object();
+    auto days = item.at("callsByDay").as_array();
+    CAF_REQUIRE_EQUAL(days.size(), 30u);
+    CAF_CHECK_EQUAL(days.back().as_int64(), item.at("quality").at("l30DaysTotalCalls").as_int64());
+    item.erase("callsByDay");
+    CAF_CHECK(item == plain[i].as_object());
+  }
+  CAF_CHECK(!render(s, "callsByDay=0").at("items").at(0).as_object().contains("callsByDay"));
   auto first = render(s, "sort=calls30d").at("items").at(0).at("quality");
   CAF_CHECK_EQUAL(boost::json::serialize(first), R"({"l30DaysTotalCalls":9,"lastCalledAt":"1970-01-01T00:00:02.000Z"})");
   for (auto [q, field] : {std::pair{"sort=price", "sort"}, std::pair{"sort=", "sort"}, std::pair{"minCalls30d=-1", "minCalls30d"},
                           std::pair{"minCalls30d=x", "minCalls30d"}, std::pair{"minCalls30d=", "minCalls30d"},
-                          std::pair{"minCalls30d=99999999999999999999999", "minCalls30d"}}) {
+                          std::pair{"minCalls30d=99999999999999999999999", "minCalls30d"}, std::pair{"callsByDay=yes", "callsByDay"},
+                          std::pair{"callsByDay=", "callsByDay"}}) {
     auto req = routes::parse_list_request(q);
     CAF_REQUIRE(!req);
     CAF_CHECK(req.error().code == errc::invalid_filter);
@@ -476,15 +490,16 @@ CAF_TEST(a page that a newer version did not change takes the bytes made for the
 
 CAF_TEST(a page is remembered by place and content and only while an entry holds its value) {
   small_cache cache{100};
-  routes::page_content content{100, 0, 250, {1, 2, 3}};
+  routes::page_content content{100, 0, 250, false, {1, 2, 3}};
   auto a = cache.get("\"1-1-a\"", {1, 1}, [] { return value_of(60); });
   CAF_REQUIRE(a);
   cache.remember(7, content, a);
   CAF_CHECK(cache.made_before(7, content).value == a->value);
   CAF_CHECK_EQUAL(cache.made_before(7, content).bytes, 60u);
   CAF_CHECK(!cache.made_before(7 + small_cache::slot_count, content));  // another place, the same slot
-  for (auto other : {routes::page_content{100, 0, 250, {1, 2, 4}}, routes::page_content{100, 0, 251, {1, 2, 3}},
-                     routes::page_content{100, 100, 250, {1, 2, 3}}, routes::page_content{10, 0, 250, {1, 2, 3}}})
+  for (auto other : {routes::page_content{100, 0, 250, false, {1, 2, 4}}, routes::page_content{100, 0, 251, false, {1, 2, 3}},
+                     routes::page_content{100, 100, 250, false, {1, 2, 3}}, routes::page_content{10, 0, 250, false, {1, 2, 3}},
+                     routes::page_content{100, 0, 250, true, {1, 2, 3}}})
     CAF_CHECK(!cache.made_before(7, other));
   // Version 2's page takes the value, in the slot of version 1's: the value lives on in it,
   // and version 3 can take it too.

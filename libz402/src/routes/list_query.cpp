@@ -78,6 +78,14 @@ expected<list_request> parse_list_request(std::string_view query) {
   return read_list_request(*params);
 }
 
+expected<bool> read_flag(const query_params& params, const char* name, bool absent) {
+  auto it = params.find(name);
+  if (it == params.end()) return absent;
+  if (it->second == "1" || it->second == "true") return true;
+  if (it->second == "0" || it->second == "false") return false;
+  return invalid_filter(name, std::string{"parameter "} + name + " must be 1 or 0 (true or false)");
+}
+
 expected<list_request> read_list_request(const query_params& params) {
   auto filter = read_filter(params);
   if (!filter) return filter.error();
@@ -96,6 +104,9 @@ expected<list_request> read_list_request(const query_params& params) {
     if (it->second != "calls30d") return invalid_filter("sort", "parameter sort must be calls30d (listing order is the default)");
     req.by_calls30d = true;
   }
+  auto days = read_flag(params, "callsByDay");
+  if (!days) return days.error();
+  req.calls_by_day = *days;
   if (auto it = params.find("minCalls30d"); it != params.end()) {
     std::uint64_t v = 0;
     auto& s = it->second;
@@ -154,6 +165,20 @@ void append_items(std::string& out, const catalog::snapshot& snap, const std::ve
   }
 }
 
+void append_with_days(std::string& out, const catalog::item& it) {
+  out.append(it.head()).append(it.tail());
+  out.pop_back();
+  out.append(R"(,"callsByDay":[)");
+  auto days = it.record().usage.by_day(it.rendered_day());
+  char digits[12];
+  for (std::size_t d = 0; d < days.size(); ++d) {
+    if (d) out.push_back(',');
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, days[d]);
+    out.append(digits, end);
+  }
+  out.append("]}");
+}
+
 namespace {
 
 /// A page by the items' 30 days (sort=calls30d or minCalls30d). Sorted with no other filter, the
@@ -205,7 +230,7 @@ list_page select_list(const catalog::snapshot& snap, const list_request& req) {
 }
 
 page_content list_content(const list_page& page, const list_request& req) {
-  page_content content{req.limit, req.offset, page.total, {}};
+  page_content content{req.limit, req.offset, page.total, req.calls_by_day, {}};
   content.serials.reserve(page.items.size());
   for (auto* it : page.items) content.serials.push_back(it->serial());
   return content;
@@ -220,8 +245,16 @@ http::response_text render_list(const catalog::snapshot_ptr& snap, const list_re
 http::response_text render_list(const catalog::snapshot_ptr& snap, const list_request& req, const list_page& selected) {
   auto& [page, total] = selected;
   http::response_text out{R"({"x402Version":2,"items":[)"};
-  out.pieces.reserve(2 * page.size());
-  for (std::size_t i = 0; i < page.size(); ++i) {
+  if (req.calls_by_day) {
+    // Each item's days are made for this answer, so the page is one string (a page the Services
+    // page asks for, every 10 s at most, and cached by its content like any other).
+    for (std::size_t i = 0; i < page.size(); ++i) {
+      if (i) out.push_back(',');
+      append_with_days(out, *page[i]);
+    }
+  }
+  if (!req.calls_by_day) out.pieces.reserve(2 * page.size());
+  for (std::size_t i = 0; !req.calls_by_day && i < page.size(); ++i) {
     auto tail = i + 1 < page.size() ? page[i]->tail_and_comma() : page[i]->tail();
     out.pieces.emplace_back(page[i]->head().data(), page[i]->head().size());
     out.pieces.emplace_back(tail.data(), tail.size());

@@ -59,7 +59,12 @@ struct list_request {
   std::size_t offset = 0;
   bool by_calls30d = false;                  // sort=calls30d: most paid in 30 days first, ties in listing order
   std::optional<std::uint64_t> min_calls30d;  // minCalls30d: at least this many paid calls in 30 days
+  bool calls_by_day = false;                  // callsByDay=1: each item with its 30 daily counts (the Services page)
 };
+
+/// A yes-or-no parameter (`explain`, `callsByDay`): 1 or true, 0 or false; absent is `absent`.
+/// invalid_filter naming it for any other value.
+expected<bool> read_flag(const query_params& params, const char* name, bool absent = false);
 
 /// The filters shared by list and search (type, payTo, scheme, network, extensions, asset,
 /// maxAmount).
@@ -81,6 +86,10 @@ using shown_items = std::vector<const catalog::item*>;
 /// (search and resource pages; the list gathers its pages without copying).
 void append_items(std::string& out, const catalog::snapshot& snap, const std::vector<std::size_t>& positions,
                   shown_items* shown);
+
+/// The item as a page shows it, with its 30 daily counts as a last member, `callsByDay`, oldest
+/// first, the last the day its paidCallsToday is of (docs/contract.md §5).
+void append_with_days(std::string& out, const catalog::item& it);
 
 /// The items of a list page, in listing order, and how many items match its filter.
 struct list_page {

@@ -15,6 +15,7 @@ struct page_content {
   std::size_t limit = 0;
   std::size_t offset = 0;
   std::size_t total = 0;
+  bool calls_by_day = false;           // each item with its daily counts (they change with its serial)
   std::vector<std::uint64_t> serials;  // of the page's items, in order
   friend bool operator==(const page_content&, const page_content&) = default;
 };

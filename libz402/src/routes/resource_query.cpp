@@ -38,14 +38,8 @@ expected<std::string> render_resource(const catalog::snapshot& snap, const query
     for (auto p : found) shown->push_back(snap.items[p].get());
   // Each listing with its 30 days' counts, oldest first, the last the day its paidCallsToday is of.
   for (std::size_t i = 0; i < found.size(); ++i) {
-    auto& it = *snap.items[found[i]];
     if (i) out.push_back(',');
-    out.append(it.head()).append(it.tail());
-    out.pop_back();
-    out.append(R"(,"callsByDay":[)");
-    auto days = it.record().usage.by_day(it.rendered_day());
-    for (std::size_t d = 0; d < days.size(); ++d) out.append(d ? "," : "").append(std::to_string(days[d]));
-    out.append("]}");
+    append_with_days(out, *snap.items[found[i]]);
   }
   out.append("]}");
   return out;

@@ -72,11 +72,9 @@ expected<search_request> read_search_request(const query_params& params, const c
   auto filter = read_filter(params);
   if (!filter) return filter.error();
   search_request req{q->second, std::move(*filter), read_limit(params), 0, {}};
-  if (auto e = params.find("explain"); e != params.end()) {
-    if (e->second != "1" && e->second != "0" && e->second != "true" && e->second != "false")
-      return error{errc::invalid_filter, "explain", "parameter explain must be 1 or 0 (true or false)"};
-    req.explain = e->second == "1" || e->second == "true";
-  }
+  auto explain = read_flag(params, "explain");
+  if (!explain) return explain.error();
+  req.explain = *explain;
   req.fingerprint = fingerprint_of(req.query, req.filter);
   if (auto c = params.find("cursor"); c != params.end()) {
     auto offset = cursors.redeem(c->second, req.fingerprint, now_ms);

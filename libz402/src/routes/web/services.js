@@ -149,7 +149,39 @@ function rowStatus(g, now) {
   return best;
 }
 
-const today = (g) => g.routes.reduce((n, r) => n + (Number.isSafeInteger(r.paidCallsToday) && r.paidCallsToday > 0 ? r.paidCallsToday : 0), 0);
+const count = (n) => (Number.isSafeInteger(n) && n > 0 ? n : 0);
+const today = (g) => g.routes.reduce((n, r) => n + count(r.paidCallsToday), 0);
+const DAYS = 30;
+const last30 = (item) => count(item?.quality?.l30DaysTotalCalls);
+const month = (g) => g.routes.reduce((n, r) => n + last30(r), 0);
+
+// The routes' daily counts added up, oldest first (callsByDay, which the page asks the list for).
+function byDay(g) {
+  const sum = new Array(DAYS).fill(0);
+  for (const r of g.routes)
+    if (Array.isArray(r.callsByDay) && r.callsByDay.length === DAYS) r.callsByDay.forEach((n, i) => { sum[i] += count(n); });
+  return sum;
+}
+
+// A sparkline of the daily counts: an inline SVG made with DOM calls (no markup parsed, no
+// style attribute: the page's CSP allows neither inline script nor inline style).
+const SVG_NS = "http://www.w3.org/2000/svg";
+const SPARK_W = 60, SPARK_H = 16;
+function sparkline(days) {
+  const most = Math.max(...days);
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("class", "spark");
+  svg.setAttribute("viewBox", `0 0 ${SPARK_W} ${SPARK_H}`);
+  svg.setAttribute("width", String(SPARK_W));
+  svg.setAttribute("height", String(SPARK_H));
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `paid calls per day for 30 days, at most ${most} in a day, ${days[DAYS - 1]} today`);
+  const line = document.createElementNS(SVG_NS, "polyline");
+  line.setAttribute("points", days.map((n, i) =>
+    `${(i * SPARK_W / (DAYS - 1)).toFixed(1)},${(SPARK_H - 1 - (most ? (n / most) * (SPARK_H - 2) : 0)).toFixed(1)}`).join(" "));
+  svg.append(line);
+  return svg;
+}
 
 function statusCell(cell, s) {
   cell.className = `status ${s.name}`;
@@ -173,7 +205,7 @@ function routeDetails(item, now) {
   statusCell(status, s);
   return el("section", { class: "route" },
     el("h3", {}, untrusted(methodOf(item), "method"), untrusted(item.resource), provenanceBadge(item)),
-    el("p", {}, untrusted(price.label), " · ", status, " · today ", String(Number.isSafeInteger(item.paidCallsToday) ? item.paidCallsToday : 0)),
+    el("p", {}, untrusted(price.label), " · ", status, " · today ", String(count(item.paidCallsToday)), " · 30 days ", String(last30(item))),
     item.description ? el("p", {}, untrusted(item.description)) : null,
     el("p", {}, "Input parameters: ", params.length ? untrusted(params.join(", ")) : "none"),
     example !== undefined ? el("div", {}, el("p", { text: "Example output:" }), el("pre", {}, untrusted(JSON.stringify(example, null, 2)))) : null);
@@ -190,8 +222,9 @@ function renderGroup(g, index, now) {
     el("td", { "data-label": "Routes" }, String(g.routes.length)),
     el("td", { "data-label": "Price" }, untrusted(rowPrice(g))),
     status,
-    el("td", { class: "num", "data-label": "Today" }, String(today(g))));
-  const details = el("tr", { class: "details", id }, el("td", { colspan: "5" }));
+    el("td", { class: "num", "data-label": "Today" }, String(today(g))),
+    el("td", { class: "num month", "data-label": "30 days" }, sparkline(byDay(g)), el("span", { class: "calls" }, String(month(g)))));
+  const details = el("tr", { class: "details", id }, el("td", { colspan: "6" }));
   details.hidden = !open;
   if (open) g.routes.forEach((r) => details.firstChild.append(routeDetails(r, now)));
   toggle.addEventListener("click", () => {
@@ -247,7 +280,7 @@ function refreshStatuses() {
 async function fetchPage(offset, etag) {
   const headers = { accept: "application/json" };
   if (etag) headers["if-none-match"] = etag;
-  const res = await fetch(`/discovery/resources?limit=${PAGE}&offset=${offset}`, { headers, cache: "no-store" });
+  const res = await fetch(`/discovery/resources?limit=${PAGE}&offset=${offset}&callsByDay=1`, { headers, cache: "no-store" });
   if (res.status === 304) return { unchanged: true };
   if (!res.ok) throw new Error(`the catalog answered ${res.status}`);
   return { etag: res.headers.get("etag"), body: await res.json() };
