@@ -3,6 +3,7 @@
 
 #include "z402/catalog/catalog_file.hpp"
 #include "catalog/payment_file.hpp"
+#include "catalog/replica_actor.hpp"
 #include "z402/wire/iso_time.hpp"
 #include "z402/wire/json.hpp"
 
@@ -641,6 +642,61 @@ CAF_TEST(the last 30 days - midnight splits them and the oldest leaves the sum a
   CAF_REQUIRE_EQUAL(settle(body(pay_one, url)).state, catalog::settle_outcome::status::success);
   advance(300ms);
   CAF_CHECK_EQUAL(total(), 2);
+}
+
+CAF_TEST(a follower away across midnight agrees with the primary byte for byte once it is back) {
+  // The follower holds the catalog of before midnight (what its file saved, or what it held when
+  // its link went down); the primary re-renders its items at midnight and counts on the new day;
+  // reached again, the FEED sends the follower what changed since its version, and it serves the
+  // primary's bytes: paidCallsToday, quality and the day ring of the new day.
+  const std::string url = "https://a.example.com/away", quiet = "https://a.example.com/quiet";
+  auto feed = engine->feed();  // a primary publishes its FEED at start
+  sched.run();
+  declare("p1", pay_one, array{test::valid_item(terms, url), test::valid_item(terms, quiet)});
+  auto at = [&](std::int64_t day, std::int64_t ms) { advance(std::chrono::milliseconds{day * wire::ms_per_day + ms - wall->now_ms()}); };
+  const auto first_day = wire::utc_day(wall->now_ms());
+  at(first_day, wire::ms_per_day - 1000);
+  CAF_REQUIRE_EQUAL(settle(body(pay_one, url)).state, catalog::settle_outcome::status::success);
+  CAF_REQUIRE_EQUAL(settle(body(pay_one, url)).state, catalog::settle_outcome::status::success);
+  auto follower_store = std::make_shared<catalog::snapshot_store>();
+  follower_store->publish(snap());
+  const auto held = snap()->version;
+  at(first_day + 1, 1000);
+  CAF_REQUIRE_EQUAL(settle(body(pay_one, url)).state, catalog::settle_outcome::status::success);
+  advance(10ms);
+  CAF_REQUIRE_GREATER(snap()->version, held);
+  // The follower: a run of its own, and a primary it cannot reach by itself (not loopback, no
+  // TLS here), so it follows the FEED it is handed, as when its link is made again.
+  catalog::engine_context follower_ctx;
+  follower_ctx.clock = wall;
+  follower_ctx.epoch = engine->context().epoch + 1;
+  auto replica = sys.spawn(catalog::replica, follower_ctx, follower_store, catalog::persistence_actor{},
+                           config::listen_address{"192.0.2.1", 1}, std::function<void(const std::string&)>{},
+                           std::shared_ptr<catalog::signed_store>{});
+  sched.run();
+  caf::anon_send(replica, catalog::atom::connected::value, feed);
+  sched.run();
+  advance(10ms);
+  auto primary = snap(), follower = follower_store->load();
+  CAF_CHECK_EQUAL(follower->epoch, primary->epoch);
+  CAF_CHECK_EQUAL(follower->version, primary->version);
+  CAF_CHECK_EQUAL(follower_ctx.stats->copies_taken.load(), 0u);  // the changes since its version, not a copy
+  CAF_REQUIRE_EQUAL(follower->items.size(), primary->items.size());
+  for (std::size_t i = 0; i < primary->items.size(); ++i) {
+    CAF_CHECK_EQUAL(follower->items[i]->json(), primary->items[i]->json());
+    CAF_CHECK_EQUAL(follower->items[i]->rendered_day(), primary->items[i]->rendered_day());
+    CAF_CHECK(follower->items[i]->record().usage == primary->items[i]->record().usage);
+  }
+  // The paid route re-rendered for the new day; the quiet one, whose bytes the day did not
+  // change, kept the rendering it had.
+  CAF_CHECK_EQUAL(follower->items[0]->rendered_day(), first_day + 1);
+  CAF_CHECK_EQUAL(follower->items[1]->rendered_day(), first_day);
+  auto served = [&](std::size_t i) { return boost::json::parse(follower->items[i]->json()).as_object(); };
+  CAF_CHECK_EQUAL(served(0).at("paidCallsToday").as_int64(), 1);
+  CAF_CHECK_EQUAL(served(0).at("quality").at("l30DaysTotalCalls").as_int64(), 3);
+  CAF_CHECK_EQUAL(served(1).at("paidCallsToday").as_int64(), 0);
+  self->send_exit(replica, caf::exit_reason::user_shutdown);
+  sched.run();
 }
 
 CAF_TEST(a day ring counts each day once in its window and never loses a call to a clock that went back) {
