@@ -60,6 +60,16 @@ for (const scheme of ["http", "https"]) {
 }
 const searchHttp = wrk("wrk-search-http.txt"), searchMcp = wrk("wrk-search-mcp.txt");
 const mcpSearch = { http: searchHttp, mcp: searchMcp, ratio: searchMcp.rps / searchHttp.rps };
+// Pages by 30 days of paid calls beside the plain page, read in the same round under settles: per
+// kind, the round of the median ratio to the plain page, and each round's ratio.
+const usageReads = {};
+for (const kind of ["sorted", "filtered"]) {
+  const rounds = [1, 2, 3].map((r) => {
+    const plain = wrk(`wrk-usage-plain-${r}.txt`), q = wrk(`wrk-usage-${kind}-${r}.txt`);
+    return { plain, read: q, ratio: q.rps / plain.rps };
+  });
+  usageReads[kind] = { ...[...rounds].sort((a, b) => a.ratio - b.ratio)[1], rounds: rounds.map((x) => x.ratio) };
+}
 const idle = load("load-idle-plain.json"), write = load("load-write-plain.json"), full = load("load-full.json"), settles = load("load-settle.json");
 const idleGzip = load("load-idle-gzip.json"), writeGzip = load("load-write-gzip.json");
 const shares = { writePlain: generatorShare("load-write-plain.json"), writeGzip: generatorShare("load-write-gzip.json") };
@@ -68,7 +78,12 @@ const memory = {
   natural: { catalogBytes: num("natural_bytes"), idleRssKb: num("natural_idle_rss_kb"), peakRssKb: num("natural_peak_rss_kb") },
   full: { items: num("full_items"), catalogBytes: num("full_bytes"), idleRssKb: num("full_idle_rss_kb"), peakRssKb: num("full_peak_rss_kb") },
 };
-for (const m of Object.values(memory)) m.peakRatio = (m.peakRssKb * 1024) / m.catalogBytes;
+memory.natural.items = num("natural_items");
+for (const m of Object.values(memory)) {
+  m.peakRatio = (m.peakRssKb * 1024) / m.catalogBytes;
+  m.bytesPerItem = m.catalogBytes / m.items;
+  m.peakRssPerItem = (m.peakRssKb * 1024) / m.items;
+}
 // More than one node: per number of followers, the primary's CPU (cores), the feed's bytes/s per
 // follower, the replication lag (the load's visibility probe, read at the first follower).
 const cluster = [0, 1, 2].map((n) => {
@@ -90,6 +105,8 @@ const targets = [
   ["gzip'd read p99 under write load, 64 connections", writeGzip.list.p99Ms, "< 10 ms", writeGzip.list.p99Ms < 10, (v) => `${v.toFixed(2)} ms`],
   ["changed declaration visible to readers, p99", write.visibility?.p99Ms ?? NaN, "< 50 ms", (write.visibility?.p99Ms ?? Infinity) < 50, (v) => `${v.toFixed(2)} ms`],
   ["settle events over HTTP (offered 40,000/s open loop, 64 connections)", settles.settle.perSecond, ">= 30,000/s", settles.settle.perSecond >= 30000, (v) => `${Math.round(v)}/s`],
+  ["list sort=calls30d vs the plain page, limit=100 under settles", usageReads.sorted.ratio, ">= 0.9x", usageReads.sorted.ratio >= 0.9, (v) => `${v.toFixed(2)}x`],
+  ["list minCalls30d=1 vs the plain page, limit=100 under settles", usageReads.filtered.ratio, ">= 0.9x", usageReads.filtered.ratio >= 0.9, (v) => `${v.toFixed(2)}x`],
   ["settle events in-process", engine.settles_per_second, ">= 300,000/s", engine.settles_per_second >= 300000, (v) => `${Math.round(v)}/s`],
   ["peak RSS / serialised catalog, full catalog under load", memory.full.peakRatio, "<= 3x", memory.full.peakRatio <= 3, (v) => `${v.toFixed(2)}x`],
 ];
@@ -123,6 +140,14 @@ const md = [
   `| page | gzip bytes | z402 req/s | z402 p99 ms | nginx req/s | nginx p99 ms | z402/nginx | each round |`,
   `|---|---|---|---|---|---|---|---|`,
   ...Object.entries(gzipReads).map(([k, r]) => `| ${k} | ${r.gzipBytes} | ${Math.round(r.z402.rps)} | ${r.z402.p99Ms.toFixed(2)} | ${Math.round(r.nginx.rps)} | ${r.nginx.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${roundRatios(r)} |`),
+  ``,
+  `### By 30 days of paid calls (limit=100, wrk -t1 -c64, while 5,000 settles/s move the counts)`,
+  ``,
+  `Three rounds of the plain page, \`sort=calls30d\` and \`minCalls30d=1\` in turn; the round of the median ratio to the plain page shown.`,
+  ``,
+  `| read | req/s | p99 ms | plain req/s | plain p99 ms | read/plain | each round |`,
+  `|---|---|---|---|---|---|---|`,
+  ...Object.entries(usageReads).map(([k, r]) => `| ${k === "sorted" ? "sort=calls30d" : "minCalls30d=1"} | ${Math.round(r.read.rps)} | ${r.read.p99Ms.toFixed(2)} | ${Math.round(r.plain.rps)} | ${r.plain.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${roundRatios(r)} |`),
   ``,
   `### Over HTTPS (TLS 1.3, ECDSA P-256, keep-alive: wrk -t1 -c64; the same bodies)`,
   ``,
@@ -204,10 +229,10 @@ const md = [
   ``,
   `## 4. Memory`,
   ``,
-  `| catalog | items | serialised bytes | idle RSS MB | peak RSS MB (under the load of 2) | peak / serialised |`,
-  `|---|---|---|---|---|---|`,
-  `| natural sizes | 4096 | ${memory.natural.catalogBytes} | ${mb(memory.natural.idleRssKb).toFixed(1)} | ${mb(memory.natural.peakRssKb).toFixed(1)} | ${memory.natural.peakRatio.toFixed(2)}x |`,
-  `| filled close to 16 MiB | ${memory.full.items} | ${memory.full.catalogBytes} | ${mb(memory.full.idleRssKb).toFixed(1)} | ${mb(memory.full.peakRssKb).toFixed(1)} | ${memory.full.peakRatio.toFixed(2)}x |`,
+  `| catalog | items | serialised bytes | bytes per item | idle RSS MB | peak RSS MB (under the load of 2) | peak RSS per item | peak / serialised |`,
+  `|---|---|---|---|---|---|---|---|`,
+  ...[["natural sizes", memory.natural], ["filled close to 16 MiB", memory.full]].map(([name, m]) =>
+    `| ${name} | ${m.items} | ${m.catalogBytes} | ${Math.round(m.bytesPerItem)} | ${mb(m.idleRssKb).toFixed(1)} | ${mb(m.peakRssKb).toFixed(1)} | ${Math.round(m.peakRssPerItem)} | ${m.peakRatio.toFixed(2)}x |`),
   ``,
   ...loadTable("The load of (2) on the filled catalog", full),
   `## 5. More than one node (mutual TLS between nodes, all on this machine)`,
