@@ -19,17 +19,16 @@ const discoverLimitMs = 30_000;
 
 /** Runs z402-discover; a run that outlives discoverLimitMs is killed and reported as such. */
 function discover(args, { env } = {}) {
-  const argv = [discoverBinary, ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+    const child = spawn(discoverBinary, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
     let stdout = "", stderr = "";
     const limit = setTimeout(() => child.kill("SIGKILL"), discoverLimitMs);
     child.stdout.on("data", (c) => (stdout += c));
     child.stderr.on("data", (c) => (stderr += c));
-    child.on("error", (e) => { clearTimeout(limit); reject(new Error(`${argv[0]} could not run: ${e.message}`)); });
+    child.on("error", (e) => { clearTimeout(limit); reject(new Error(`${discoverBinary} could not run: ${e.message}`)); });
     child.on("close", (code, signal) => {
       clearTimeout(limit);
-      if (signal === "SIGKILL") reject(new Error(`${argv.join(" ")} ran past ${discoverLimitMs} ms; stderr: ${stderr}`));
+      if (signal === "SIGKILL") reject(new Error(`${[discoverBinary, ...args].join(" ")} ran past ${discoverLimitMs} ms; stderr: ${stderr}`));
       else resolve({ code, stdout, stderr });
     });
   });
@@ -327,64 +326,60 @@ describe("interoperability with Go's note package", () => {
     assert.notEqual(go(["open", online], note.replace("z402 catalog 1", "z402 catalog 2")).status, 0);
   });
 
-  test("notes Go signs verify in the agent", async () => {
+  /** A catalog of one listing signed by Go with keys of its own, its notes expiring at the given
+   *  times (Unix ms): the files an agent reads, the root key to pin, and the online key. */
+  function goCatalog({ keysExpires, catalogExpires }) {
     const [rootSkey, rootVkey] = go(["keys", "go.test"]).stdout.trim().split("\n");
     const [onlineSkey, onlineVkey] = go(["keys", "go.test/online"]).stdout.trim().split("\n");
     const bytes = JSON.stringify({ x402Version: 2, items: [item(terms, "p", "https://go.example.com/v1/weather", { description: "Weather from Go." })],
       pagination: { limit: 1, offset: 0, total: 1 } });
     const digest = createHash("sha256").update(bytes);
     const hex = digest.copy().digest("hex");
-    const expires = new Date(Date.now() + 600_000).toISOString();
-    const keysNote = go(["sign", rootSkey], `go.test\nz402 catalog keys 1\nexpires ${expires}\nonline ${onlineVkey}\n`).stdout;
-    const note = go(["sign", onlineSkey], `go.test\nz402 catalog 1\nsequence 1\nsize ${Buffer.byteLength(bytes)}\nsha256 ${digest.digest("base64")}\nexpires ${expires}\n`).stdout;
-    const server = await serveFiles({ "/discovery/catalog/note": note, "/discovery/catalog/keys.note": keysNote, [`/discovery/catalog/${hex}.json`]: bytes });
+    const iso = (ms) => new Date(ms).toISOString();
+    const keysNote = go(["sign", rootSkey], `go.test\nz402 catalog keys 1\nexpires ${iso(keysExpires)}\nonline ${onlineVkey}\n`).stdout;
+    const note = go(["sign", onlineSkey], `go.test\nz402 catalog 1\nsequence 1\nsize ${Buffer.byteLength(bytes)}\nsha256 ${digest.digest("base64")}\nexpires ${iso(catalogExpires)}\n`).stdout;
+    return { rootVkey, onlineSkey, keysNote, catalogExpires: iso(catalogExpires),
+             files: { "/discovery/catalog/note": note, "/discovery/catalog/keys.note": keysNote, [`/discovery/catalog/${hex}.json`]: bytes } };
+  }
+  /** z402-discover over `files`, served on loopback, with `rootKey` pinned and its own state file. */
+  async function discoverFrom(files, rootKey, stateName) {
+    const server = await serveFiles(files);
     try {
-      const r = await discover(["--discovery", server.url, "--intent", "weather", "--root-key", rootVkey, "--state-file", join(work, "go.json")]);
-      assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, /pick: GET https:\/\/go\.example\.com\/v1\/weather/);
+      return await discover(["--discovery", server.url, "--intent", "weather", "--root-key", rootKey, "--state-file", join(work, stateName)]);
     } finally {
       server.close();
     }
+  }
+
+  test("notes Go signs verify in the agent", async () => {
+    const later = Date.now() + 600_000;
+    const signed = goCatalog({ keysExpires: later, catalogExpires: later });
+    let r = await discoverFrom(signed.files, signed.rootVkey, "go.json");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /pick: GET https:\/\/go\.example\.com\/v1\/weather/);
     // A signed note that names more bytes than a run may read (32 MiB) is not read at all.
-    const huge = go(["sign", onlineSkey], `go.test\nz402 catalog 1\nsequence 2\nsize ${(32 << 20) + 1}\nsha256 ${Buffer.alloc(32).toString("base64")}\nexpires ${expires}\n`).stdout;
-    const big = await serveFiles({ "/discovery/catalog/note": huge, "/discovery/catalog/keys.note": keysNote });
-    try {
-      const r = await discover(["--discovery", big.url, "--intent", "weather", "--root-key", rootVkey, "--state-file", join(work, "go-big.json")]);
-      assert.equal(r.code, 3, r.stderr);
-      assert.match(r.stderr, /more than the run's budget of 33554432/);
-    } finally {
-      big.close();
-    }
+    const huge = go(["sign", signed.onlineSkey],
+      `go.test\nz402 catalog 1\nsequence 2\nsize ${(32 << 20) + 1}\nsha256 ${Buffer.alloc(32).toString("base64")}\nexpires ${signed.catalogExpires}\n`).stdout;
+    r = await discoverFrom({ "/discovery/catalog/note": huge, "/discovery/catalog/keys.note": signed.keysNote }, signed.rootVkey, "go-big.json");
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /more than the run's budget of 33554432/);
   });
 
   // Expiry against the agent's real clock, with margins a loaded machine cannot cross (the exact
   // 60 s boundary is trust_test's, on the test clock): a note 50 s past its expiry is within the
   // skew, 70 s past is refused, for the catalog note and for the keys note.
   test("a note 50 s past its expiry is accepted, 70 s past is refused: catalog-expired (7), keys-expired (5)", async () => {
-    const [rootSkey, rootVkey] = go(["keys", "go.test"]).stdout.trim().split("\n");
-    const [onlineSkey, onlineVkey] = go(["keys", "go.test/online"]).stdout.trim().split("\n");
-    const bytes = JSON.stringify({ x402Version: 2, items: [item(terms, "p", "https://go.example.com/v1/weather", { description: "Weather from Go." })],
-      pagination: { limit: 1, offset: 0, total: 1 } });
-    const digest = createHash("sha256").update(bytes);
-    const hex = digest.copy().digest("hex"), sha = digest.digest("base64");
-    const iso = (ms) => new Date(ms).toISOString();
-    const run = async (keysExpires, catalogExpires, stateName) => {
-      const keysNote = go(["sign", rootSkey], `go.test\nz402 catalog keys 1\nexpires ${iso(keysExpires)}\nonline ${onlineVkey}\n`).stdout;
-      const note = go(["sign", onlineSkey], `go.test\nz402 catalog 1\nsequence 1\nsize ${Buffer.byteLength(bytes)}\nsha256 ${sha}\nexpires ${iso(catalogExpires)}\n`).stdout;
-      const server = await serveFiles({ "/discovery/catalog/note": note, "/discovery/catalog/keys.note": keysNote, [`/discovery/catalog/${hex}.json`]: bytes });
-      try {
-        return await discover(["--discovery", server.url, "--intent", "weather", "--root-key", rootVkey, "--state-file", join(work, stateName)]);
-      } finally {
-        server.close();
-      }
-    };
     const later = Date.now() + 600_000;
-    let r = await run(Date.now() - 50_000, Date.now() - 50_000, "skew.json");
+    const run = (expiries, stateName) => {
+      const signed = goCatalog(expiries);
+      return discoverFrom(signed.files, signed.rootVkey, stateName);
+    };
+    let r = await run({ keysExpires: Date.now() - 50_000, catalogExpires: Date.now() - 50_000 }, "skew.json");
     assert.equal(r.code, 0, r.stderr);
-    r = await run(later, Date.now() - 70_000, "expired.json");
+    r = await run({ keysExpires: later, catalogExpires: Date.now() - 70_000 }, "expired.json");
     assert.equal(r.code, 7, r.stderr);
     assert.match(r.stderr, /^z402-discover: refused \(catalog-expired\): the catalog note expired at /);
-    r = await run(Date.now() - 70_000, later, "keys-expired.json");
+    r = await run({ keysExpires: Date.now() - 70_000, catalogExpires: later }, "keys-expired.json");
     assert.equal(r.code, 5, r.stderr);
     assert.match(r.stderr, /^z402-discover: refused \(keys-expired\): the keys note expired at /);
   });

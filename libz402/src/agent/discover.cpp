@@ -52,6 +52,13 @@ std::string price_of(const json::object& item) {
   return rules::price_label(shorten(amount, 40), shorten(asset, 12), shorten(unit, 32));
 }
 
+/// The item's paid calls of the last 30 days, as its quality block gives them; none when it does not.
+std::optional<std::int64_t> last_30_days_of(const json::object& item) {
+  auto* days = wire::find_path(item, {"quality", "l30DaysTotalCalls"});
+  if (!days || !days->is_int64()) return std::nullopt;
+  return days->get_int64();
+}
+
 std::string age_text(std::int64_t s) {
   if (s < 60) return std::to_string(s) + "s";
   if (s < 3600) return std::to_string(s / 60) + "m";
@@ -77,10 +84,7 @@ ranking rank(const std::vector<json::object>& items, std::string_view intent, bo
   // The server's usage prior, from the 30 days' calls each item's quality block shows.
   std::vector<std::uint64_t> calls;
   calls.reserve(items.size());
-  for (auto& item : items) {
-    auto* days = wire::find_path(item, {"quality", "l30DaysTotalCalls"});
-    calls.push_back(days && days->is_int64() && days->get_int64() > 0 ? static_cast<std::uint64_t>(days->get_int64()) : 0);
-  }
+  for (auto& item : items) calls.push_back(static_cast<std::uint64_t>(std::max<std::int64_t>(last_30_days_of(item).value_or(0), 0)));
   const auto prior = search::usage_prior::of(calls);
   ranking r;
   r.scores.assign(items.size(), 0.0);
@@ -101,7 +105,7 @@ ranking rank(const std::vector<json::object>& items, std::string_view intent, bo
 activity activity_of(const json::object& item, std::int64_t now_ms) {
   activity a;
   if (auto* today = item.if_contains("paidCallsToday"); today && today->is_int64()) a.today = today->get_int64();
-  if (auto* days = wire::find_path(item, {"quality", "l30DaysTotalCalls"}); days && days->is_int64()) a.last_30_days = days->get_int64();
+  a.last_30_days = last_30_days_of(item);
   auto* seen = item.if_contains("lastSeen");
   if (!seen || !seen->is_string()) return a;
   auto ms = wire::parse_iso_ms(seen->get_string());

@@ -252,12 +252,13 @@ http::response_text render_list(const catalog::snapshot_ptr& snap, const list_re
       if (i) out.push_back(',');
       append_with_days(out, *page[i]);
     }
-  }
-  if (!req.calls_by_day) out.pieces.reserve(2 * page.size());
-  for (std::size_t i = 0; !req.calls_by_day && i < page.size(); ++i) {
-    auto tail = i + 1 < page.size() ? page[i]->tail_and_comma() : page[i]->tail();
-    out.pieces.emplace_back(page[i]->head().data(), page[i]->head().size());
-    out.pieces.emplace_back(tail.data(), tail.size());
+  } else {
+    out.pieces.reserve(2 * page.size());
+    for (std::size_t i = 0; i < page.size(); ++i) {
+      auto tail = i + 1 < page.size() ? page[i]->tail_and_comma() : page[i]->tail();
+      out.pieces.emplace_back(page[i]->head().data(), page[i]->head().size());
+      out.pieces.emplace_back(tail.data(), tail.size());
+    }
   }
   out.suffix.append(R"(],"pagination":{"limit":)");
   out.suffix.append(std::to_string(req.limit));
