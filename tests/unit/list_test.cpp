@@ -240,7 +240,7 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
   auto encoding = [](const http::response& res) { return std::string{res[http::bhttp::field::content_encoding]}; };
   // A reader that comes while another one compresses the page neither waits nor compresses it
   // again: it answers the page uncompressed.
-  auto first = gzip.find_or_claim("\"7-a\"", {1, 7});
+  auto first = gzip.find_or_claim(routes::cache_key(routes::etag_text{"\"7-a\"", {1, 7}}, req), {1, 7});
   CAF_REQUIRE(first.claim);
   auto meanwhile = routes::read_response(req, routes::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
   CAF_CHECK_EQUAL(encoding(meanwhile), "");
@@ -261,11 +261,22 @@ CAF_TEST(a page is compressed once per ETag and once compressed is not rendered 
   CAF_CHECK_EQUAL(renders, 2);
   CAF_CHECK_EQUAL(gzip.made.value(), 1u);
   CAF_CHECK_EQUAL(gzip.hits.value(), 3u);
+  // Another target whose ETag is the same text (its hash made to meet this one's) is another
+  // page: it is rendered, never answered with this one's bytes.
+  http::request crafted{http::bhttp::verb::get, "/discovery/search?query=crafted", 11};
+  crafted.set(http::bhttp::field::accept_encoding, "gzip");
+  const std::string other(4096, 'o');
+  auto theirs = routes::read_response(crafted, routes::etag_text{"\"7-a\"", {1, 7}}, [&] { return http::response_text{other}; }, {gzip, files});
+  CAF_CHECK_EQUAL(theirs.body().flatten(), compression::gzip(std::string_view{other}));
+  auto ours = routes::read_response(req, routes::etag_text{"\"7-a\"", {1, 7}}, page, {gzip, files});
+  CAF_CHECK_EQUAL(ours.body().flatten(), compressed.body().flatten());
+  CAF_CHECK_EQUAL(gzip.made.value(), 2u);
+  CAF_CHECK_EQUAL(renders, 2);
   // A new version is a new page.
   auto next = routes::read_response(req, routes::etag_text{"\"8-a\"", {1, 8}}, page, {gzip, files});
   CAF_CHECK_EQUAL(encoding(next), "gzip");
   CAF_CHECK(next.body().file == nullptr);  // 4 KiB of one byte compresses far under 4 KiB
-  CAF_CHECK_EQUAL(gzip.made.value(), 2u);
+  CAF_CHECK_EQUAL(gzip.made.value(), 3u);
   // A compressed page over 4 KiB is in a file too, the same bytes.
   std::string noise(8192, '\0');
   std::uint32_t x = 2463534242u;

@@ -59,6 +59,12 @@ bool not_modified(const http::request& req, std::string_view etag) {
   return false;
 }
 
+std::string_view cache_key(const etag_text& etag, const http::request& req) {
+  thread_local std::string key;  // no allocation per read once it has grown
+  key.assign(etag.view()).append(req.target().data(), req.target().size());
+  return key;
+}
+
 bool accepts_gzip(const http::request& req) {
   auto v = header_value(req, http::bhttp::field::accept_encoding);
   while (!v.empty()) {

@@ -56,6 +56,13 @@ class etag_text {
 /// followers serve their primary's), and the request target.
 etag_text etag_of(const catalog::snapshot& snap, std::string_view target);
 
+/// What the caches know a read's page by: its ETag and the request target whole. The ETag holds
+/// only a 64-bit FNV-1a hash of the target, and a client can make a target whose hash meets
+/// another's (FNV is no defence against a chosen collision): keyed by the ETag alone, the page
+/// made for one client's request would be served for another's. A view of a buffer the thread
+/// keeps, valid until its next call on that thread.
+std::string_view cache_key(const etag_text& etag, const http::request& req);
+
 /// Whether If-None-Match names `etag` (or *).
 bool not_modified(const http::request& req, std::string_view etag);
 
@@ -90,13 +97,14 @@ http::response rendered_response(const etag_text& etag, http::response_text body
 template <class Render, class Content>
 http::response read_response(const http::request& req, const etag_text& etag, Render&& render, read_caches caches, Content&& content) {
   read_claims claims;
+  auto key = cache_key(etag, req);
   if (accepts_gzip(req)) {
-    auto found = caches.gzip.find_or_claim(etag, etag.made_for());
+    auto found = caches.gzip.find_or_claim(key, etag.made_for());
     if (found.hit) return compressed_response(etag, std::move(found.hit));
     claims.gzip = std::move(found.claim);
   }
   if (!claims.gzip) {
-    auto found = caches.files.find_or_claim(etag, etag.made_for());
+    auto found = caches.files.find_or_claim(key, etag.made_for());
     if (found.hit) return file_response(etag, std::move(found.hit));
     claims.file = std::move(found.claim);
   }
