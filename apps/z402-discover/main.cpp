@@ -189,7 +189,7 @@ int serve_mcp(const std::vector<std::string>& args) {
     auto outcome = line.size() > max_message_bytes
                        ? mcp::server::outcome{mcp::error_response(nullptr, {mcp::rpc_code::invalid_request, "message too large", {}}), true}
                        : server.handle(line);
-    if (outcome.body) std::cout << *outcome.body << "\n" << std::flush;
+    if (outcome.body) std::cout << outcome.text() << "\n" << std::flush;
   }
   return 0;
 }

@@ -11,7 +11,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { newDataDir, removeDataDir, addProvider, termsFile, startServer, stopServer, item, declare, sleep } from "./lib/server.mjs";
+import { newDataDir, removeDataDir, addProvider, termsFile, startServer, stopServer, item, declare, delist, sleep } from "./lib/server.mjs";
 import { assertPricesLabelled } from "./lib/prices.mjs";
 
 const pins = new URL("../mcp", import.meta.url).pathname;
@@ -24,11 +24,11 @@ const { StdioClientTransport } = await sdk("client/stdio.js");
 const { ListResourcesResultSchema } = await sdk("types.js");
 
 const unsafe = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
-let dir, server, endpoint;
+let dir, server, endpoint, terms;
 
 before(async () => {
   dir = newDataDir();
-  const { terms } = termsFile(dir);
+  ({ terms } = termsFile(dir));
   server = await startServer(dir);
   endpoint = new URL(`${server.url}/discovery/mcp`);
   const cheap = "uregtest1cheap", dear = "uregtest1dear";
@@ -184,6 +184,46 @@ test("invalid params, unknown tools and methods get the JSON-RPC errors the spec
   assert.equal(get.headers.get("allow"), "POST");
   const version = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), { "mcp-protocol-version": "2024-11-05" });
   assert.equal(version.status, 400);
+});
+
+test("tool results come from a cache per catalog version: made once, each answer with its own id, a change seen at once", async () => {
+  const call = async (id, name, args) => {
+    const res = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }) });
+    return { status: res.status, text: await res.text() };
+  };
+  const counts = async () => {
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    const value = (source) => Number(text.match(new RegExp(`^z402_mcp_results_total\\{source="${source}"\\} (\\d+)$`, "m"))[1]);
+    return { made: value("made"), cache: value("cache") };
+  };
+  const moved = async (from) => { const now = await counts(); return { made: now.made - from.made, cache: now.cache - from.cache }; };
+
+  const start = await counts();
+  const search = { query: "forecast for a city", limit: 1 };
+  const first = await call(7, "search_resources", search);
+  const again = await call("seven", "search_resources", search);
+  assert.equal(first.status, 200);
+  assert.deepEqual(await moved(start), { made: 1, cache: 1 });
+  assert.equal(JSON.parse(first.text).id, 7);
+  assert.equal(JSON.parse(again.text).id, "seven");
+  assert.equal(again.text, first.text.replace('"id":7,', '"id":"seven",'), "the same bytes but the id");
+  await call(8, "search_resources", { ...search, limit: 2 });
+  assert.deepEqual(await moved(start), { made: 2, cache: 1 }, "other arguments, another result");
+  const refused = await call(9, "search_resources", { ...search, limit: 0 });
+  await call(10, "search_resources", { ...search, limit: 0 });
+  assert.equal(JSON.parse(refused.text).error.code, -32602);
+  assert.deepEqual(await moved(start), { made: 2, cache: 1 }, "a refusal is neither made nor kept");
+
+  const listed = async () => JSON.parse((await call(11, "list_resources", { limit: 100 })).text).result.structuredContent.items.length;
+  assert.equal(await listed(), 9);
+  const payTo = "uregtest1later";
+  const key = addProvider(dir, "later", payTo);
+  await sleep(400);  // the server re-reads keys every 250 ms
+  assert.equal((await declare(server.url, key, { items: [item(terms, payTo, "https://qr.example.com/v1/code", { description: "QR codes." })] })).status, 200);
+  assert.equal(await listed(), 10, "a declaration is a new version: its result is made again");
+  assert.deepEqual(await delist(server.url, key, { items: [{ type: "http", resource: "https://qr.example.com/v1/code" }] }), { status: 200, json: { removed: 1 } });
+  assert.equal(await listed(), 9);
 });
 
 test("a client pinned to an older revision gets it, and its requests carry it", async () => {

@@ -37,6 +37,25 @@ std::string error_response(const json::value& id, const rpc_error& error) {
   return json::serialize(json::object{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}});
 }
 
+std::string result_json(const tool_result& r) {
+  // Assembled once, at its final size: structuredContent is the page as the HTTP read renders
+  // it, spliced in, never parsed back.
+  auto text = json::serialize(json::string(r.text));
+  std::string out;
+  out.reserve(text.size() + r.structured_json.size() + 80);
+  out.append(R"({"content":[{"type":"text","text":)").append(text).append("}]");
+  if (!r.structured_json.empty()) out.append(R"(,"structuredContent":)").append(r.structured_json);
+  out.append(r.is_error ? R"(,"isError":true})" : R"(,"isError":false})");
+  return out;
+}
+
+std::string server::outcome::text() const {
+  if (!body || !result) return body.value_or(std::string{});
+  std::string out;
+  out.reserve(body->size() + result->size() + 1);
+  return out.append(*body).append(*result).append("}");
+}
+
 server::server(server_info info, std::vector<tool> tools, tool_call call)
     : info_(std::move(info)), tools_(std::move(tools)), call_(std::move(call)) {
   json::array list;
@@ -75,47 +94,41 @@ server::outcome server::handle(std::string_view message) const {
   if (params && !params->is_object())
     return {error_response(id ? *id : json::value{}, {rpc_code::invalid_request, "params must be an object", {}}), true};
   if (!id) return {};  // a notification (notifications/initialized, cancelled, ...): accepted, no answer
-  return {dispatch(*id, method->as_string(), params), false};
+  return dispatch(*id, method->as_string(), params);
 }
 
-std::string server::dispatch(const json::value& id, std::string_view method, const json::value* params) const {
+server::outcome server::dispatch(const json::value& id, std::string_view method, const json::value* params) const {
   static const json::object no_params;
   auto& p = params ? params->as_object() : no_params;
-  if (method == "ping") return result_response(id, "{}");
+  if (method == "ping") return {result_response(id, "{}")};
   if (method == "initialize") {
     auto* asked = p.if_contains("protocolVersion");
-    if (!asked || !asked->is_string()) return error_response(id, invalid_params("params.protocolVersion is required", "protocolVersion"));
+    if (!asked || !asked->is_string()) return {error_response(id, invalid_params("params.protocolVersion is required", "protocolVersion"))};
     std::string_view version = supported_version(asked->as_string()) ? std::string_view{asked->as_string()} : protocol_versions[0];
     json::object result{{"protocolVersion", version},
                         {"capabilities", {{"tools", {{"listChanged", false}}}}},
                         {"serverInfo", {{"name", info_.name}, {"title", info_.title}, {"version", info_.version}}}};
     if (!info_.instructions.empty()) result["instructions"] = info_.instructions;
-    return result_response(id, json::serialize(result));
+    return {result_response(id, json::serialize(result))};
   }
-  if (method == "tools/list") return result_response(id, tools_list_);
+  if (method == "tools/list") return {result_response(id, tools_list_)};
   if (method == "tools/call") {
     auto* name = p.if_contains("name");
-    if (!name || !name->is_string()) return error_response(id, invalid_params("params.name must name a tool", "name"));
+    if (!name || !name->is_string()) return {error_response(id, invalid_params("params.name must name a tool", "name"))};
     auto known = std::any_of(tools_.begin(), tools_.end(), [&](auto& t) { return t.name == name->as_string(); });
-    if (!known) return error_response(id, invalid_params("unknown tool " + std::string{name->as_string()}, "name"));
+    if (!known) return {error_response(id, invalid_params("unknown tool " + std::string{name->as_string()}, "name"))};
     static const json::object no_arguments;
     auto* args = p.if_contains("arguments");
-    if (args && !args->is_object()) return error_response(id, invalid_params("params.arguments must be an object", "arguments"));
+    if (args && !args->is_object()) return {error_response(id, invalid_params("params.arguments must be an object", "arguments"))};
     auto answer = call_(name->as_string(), args ? args->as_object() : no_arguments);
-    if (auto* err = std::get_if<rpc_error>(&answer)) return error_response(id, *err);
-    // The answer is assembled once, at its final size: structuredContent is the page as the
-    // HTTP read renders it, spliced in, never parsed back.
-    auto& r = std::get<tool_result>(answer);
-    auto text = json::serialize(json::string(r.text));
-    auto head = R"({"jsonrpc":"2.0","id":)" + json::serialize(id) + R"(,"result":{"content":[{"type":"text","text":)";
-    std::string out;
-    out.reserve(head.size() + text.size() + r.structured_json.size() + 64);
-    out.append(head).append(text).append("}]");
-    if (!r.structured_json.empty()) out.append(R"(,"structuredContent":)").append(r.structured_json);
-    out.append(r.is_error ? R"(,"isError":true}})" : R"(,"isError":false}})");
-    return out;
+    if (auto* err = std::get_if<rpc_error>(&answer)) return {error_response(id, *err)};
+    auto* made = std::get_if<tool_result>(&answer);
+    // The result is spliced after the id, never copied into the answer: the HTTP server writes
+    // the two (and the closing brace) as one gathered write.
+    return {R"({"jsonrpc":"2.0","id":)" + json::serialize(id) + R"(,"result":)", false,
+            made ? std::make_shared<const std::string>(result_json(*made)) : std::get<shared_result>(std::move(answer))};
   }
-  return error_response(id, {rpc_code::method_not_found, "unknown method " + std::string{method}, {}});
+  return {error_response(id, {rpc_code::method_not_found, "unknown method " + std::string{method}, {}})};
 }
 
 std::variant<std::vector<std::pair<std::string, std::string>>, rpc_error> read_arguments(

@@ -6,6 +6,7 @@
 #include "z402/rules/price_label.hpp"
 #include "z402/version.hpp"
 
+#include <boost/asio/buffer.hpp>
 #include <boost/json.hpp>
 
 namespace z402::routes {
@@ -128,31 +129,72 @@ std::variant<query_params, mcp::rpc_error> params_of(const json::object& args, s
   return params;
 }
 
+/// Where a tool's result is kept: the snapshot's run and version, the tool, and its arguments as
+/// read, each value with its length (no two argument lists share a key). The whole text is the
+/// key, compared in full: a hash alone could be made to meet another request's.
+std::string result_key(const catalog::snapshot& snap, std::string_view tool, const query_params& params) {
+  auto key = std::to_string(snap.epoch).append("-").append(std::to_string(snap.version)).append("-").append(tool);
+  for (auto& [k, v] : params) key.append("&").append(k).append("=").append(std::to_string(v.size())).append(":").append(v);
+  return key;
+}
+
+/// The result of `tool` with `params` at `snap`: from the cache, or made by `make` (a
+/// tool_answer: a refusal is answered and not kept) and kept for the next request to ask it.
+template <class Make>
+mcp::tool_answer answer(read_state& reads, const catalog::snapshot& snap, std::string_view tool, const query_params& params,
+                        Make&& make) {
+  auto key = result_key(snap, tool, params);
+  auto found = reads.mcp_results.find_or_claim(key, {snap.epoch, snap.version});
+  if (found.hit) return found.hit->value;
+  mcp::tool_answer made;
+  try {
+    made = make();
+  } catch (...) {
+    if (found.claim) reads.mcp_results.release(std::move(found.claim));  // or its slot stays claimed for good
+    throw;
+  }
+  auto* result = std::get_if<mcp::tool_result>(&made);
+  if (!result || !found.claim) {
+    if (found.claim) reads.mcp_results.release(std::move(found.claim));
+    return made;
+  }
+  auto text = mcp::result_json(*result);
+  auto bytes = text.size();
+  return reads.mcp_results.fill(std::move(found.claim), std::move(text), bytes)->value;
+}
+
 mcp::tool_answer call_tool(const catalog::engine& engine, read_state& reads, std::string_view name, const json::object& args) {
   auto snap = engine.snapshots().load_cached();
   if (name == "search_resources") {
     auto params = params_of(args, {"query", "type", "payTo", "scheme", "network", "asset", "extensions", "cursor"},
                             {"maxAmount", "limit"});
     if (auto* err = std::get_if<mcp::rpc_error>(&params)) return *err;
+    auto& p = std::get<query_params>(params);
     auto now = engine.context().clock->now_ms();
-    auto req = read_search_request(std::get<query_params>(params), reads.cursors, now);
+    // A cursor is redeemed on every call, as on GET: a kept page is never a way past its expiry.
+    auto req = read_search_request(p, reads.cursors, now);
     if (!req) return refused(req.error());
-    shown_items shown;
-    auto body = render_search(*snap, *req, reads.cursors, now, &shown);
-    auto more = body.ends_with(R"("cursor":null}})") ? std::string_view{} : std::string_view{"cursor"};
-    auto text = summary(shown, "search results", more);
-    return mcp::tool_result{std::move(body), std::move(text), false};
+    return answer(reads, *snap, name, p, [&]() -> mcp::tool_answer {
+      shown_items shown;
+      auto body = render_search(*snap, *req, reads.cursors, now, &shown);
+      auto more = body.ends_with(R"("cursor":null}})") ? std::string_view{} : std::string_view{"cursor"};
+      auto text = summary(shown, "search results", more);
+      return mcp::tool_result{std::move(body), std::move(text), false};
+    });
   }
   if (name == "list_resources") {
     auto params = params_of(args, {"type", "payTo", "scheme", "network", "asset", "extensions", "sort"},
                             {"maxAmount", "limit", "offset", "minCalls30d"});
     if (auto* err = std::get_if<mcp::rpc_error>(&params)) return *err;
-    auto req = read_list_request(std::get<query_params>(params));
+    auto& p = std::get<query_params>(params);
+    auto req = read_list_request(p);
     if (!req) return refused(req.error());
-    shown_items shown;
-    auto body = render_list(snap, *req, &shown).flatten();
-    auto text = summary(shown, "catalog page");
-    return mcp::tool_result{std::move(body), std::move(text), false};
+    return answer(reads, *snap, name, p, [&]() -> mcp::tool_answer {
+      shown_items shown;
+      auto body = render_list(snap, *req, &shown).flatten();
+      auto text = summary(shown, "catalog page");
+      return mcp::tool_result{std::move(body), std::move(text), false};
+    });
   }
   // get_resource
   auto params = params_of(args, {"url", "method", "toolName"}, {});
@@ -160,14 +202,16 @@ mcp::tool_answer call_tool(const catalog::engine& engine, read_state& reads, std
   auto& p = std::get<query_params>(params);
   if (!p.contains("url")) return refused({errc::invalid_filter, "url", "argument url is required"});
   p.emplace("type", p.contains("toolName") ? "mcp" : "http");
-  shown_items shown;
-  auto body = render_resource(*snap, p, &shown);
-  if (!body) {
-    if (body.error().code != errc::not_found) return refused(body.error());
-    return mcp::tool_result{{}, "not_found: " + body.error().reason, true};
-  }
-  auto text = summary(shown, "listings");
-  return mcp::tool_result{std::move(*body), std::move(text), false};
+  return answer(reads, *snap, name, p, [&]() -> mcp::tool_answer {
+    shown_items shown;
+    auto body = render_resource(*snap, p, &shown);
+    if (!body) {
+      if (body.error().code != errc::not_found) return refused(body.error());
+      return mcp::tool_result{{}, "not_found: " + body.error().reason, true};
+    }
+    auto text = summary(shown, "listings");
+    return mcp::tool_result{std::move(*body), std::move(text), false};
+  });
 }
 
 http::response rpc_http(unsigned status, std::string body) {
@@ -214,7 +258,17 @@ http::response handle_mcp(const node_identity& node, const mcp::server& mcp, con
     res.prepare_payload();
     return res;
   }
-  return rpc_http(outcome.malformed ? 400 : 200, std::move(*outcome.body));
+  auto res = rpc_http(outcome.malformed ? 400 : 200, std::move(*outcome.body));
+  if (auto& result = outcome.result) {
+    // A tools/call result, kept for others too: written after the head as it is, not copied
+    // into the answer, and held until it is sent.
+    auto& body = res.body();
+    body.pieces.push_back(boost::asio::buffer(*result));
+    body.suffix = "}";
+    body.keep_alive = std::move(result);
+    res.prepare_payload();
+  }
+  return res;
 }
 
 }  // namespace z402::routes

@@ -11,6 +11,7 @@
 #include "z402/mcp/protocol.hpp"
 #include "routes/declaration_desk.hpp"
 #include "routes/gzip_cache.hpp"
+#include "routes/mcp_results.hpp"
 #include "routes/page_files.hpp"
 #include "routes/route.hpp"
 #include "routes/search_query.hpp"
@@ -38,6 +39,7 @@ struct read_state {
   cursor_signer cursors;                // search cursors, signed with a key made at start
   gzip_cache gzip{gzip_cache_budget};   // compressed catalog pages
   page_files pages{page_files_budget};  // plain catalog pages in files, for sendfile
+  mcp_result_cache mcp_results{mcp_result_cache_budget};  // tools/call results of /discovery/mcp
 };
 
 /// GET /metrics: off, the route answers 404. The transport counts into `http`.

@@ -91,13 +91,20 @@ http::response metrics_response(const bazaar_routes& app) {
   out.sample("z402_page_files_total", {{"source", "written"}}, app.reads.pages.made.value());
   out.sample("z402_page_files_total", {{"source", "cache"}}, app.reads.pages.hits.value());
   out.sample("z402_page_files_total", {{"source", "earlier_version"}}, app.reads.pages.reused.value());
+  out.family("z402_mcp_results_total", "counter",
+             "tools/call results of /discovery/mcp answered, by whether they were made for this answer or came from the "
+             "cache (kept per snapshot version and arguments).");
+  out.sample("z402_mcp_results_total", {{"source", "made"}}, app.reads.mcp_results.made.value());
+  out.sample("z402_mcp_results_total", {{"source", "cache"}}, app.reads.mcp_results.hits.value());
   out.family("z402_page_cache_bytes", "gauge", "Bytes of the pages a read cache holds, within its budget.");
   out.sample("z402_page_cache_bytes", {{"cache", "gzip"}}, static_cast<std::uint64_t>(app.reads.gzip.held_bytes()));
   out.sample("z402_page_cache_bytes", {{"cache", "file"}}, static_cast<std::uint64_t>(app.reads.pages.held_bytes()));
+  out.sample("z402_page_cache_bytes", {{"cache", "mcp"}}, static_cast<std::uint64_t>(app.reads.mcp_results.held_bytes()));
   out.family("z402_page_cache_full_total", "counter",
              "Pages answered as rendered (not compressed, not from a file) because the cache's budget was spent.");
   out.sample("z402_page_cache_full_total", {{"cache", "gzip"}}, app.reads.gzip.over_budget.value());
   out.sample("z402_page_cache_full_total", {{"cache", "file"}}, app.reads.pages.over_budget.value());
+  out.sample("z402_page_cache_full_total", {{"cache", "mcp"}}, app.reads.mcp_results.over_budget.value());
   if (app.metrics.http) app.metrics.http->render(out);
   auto res = http::json_response(200, out.text());
   res.set(http::bhttp::field::content_type, telemetry::prometheus_text::content_type);

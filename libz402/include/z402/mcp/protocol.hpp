@@ -9,6 +9,7 @@
 
 #include <array>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,7 +54,15 @@ struct tool_result {
   bool is_error = false;
 };
 
-using tool_answer = std::variant<tool_result, rpc_error>;
+/// A tools/call result as the JSON text of its object ({"content":[{"type":"text","text":...}],
+/// "structuredContent":...,"isError":...}), made once: a server may keep one and answer it to
+/// every request that asks the same (the catalog does, per page and snapshot version), since
+/// the request's id lies outside it.
+using shared_result = std::shared_ptr<const std::string>;
+/// The JSON text of `r`'s result object.
+std::string result_json(const tool_result& r);
+
+using tool_answer = std::variant<tool_result, shared_result, rpc_error>;
 using tool_call = std::function<tool_answer(std::string_view name, const boost::json::object& arguments)>;
 
 struct server_info {
@@ -69,14 +78,21 @@ class server {
   server(server_info info, std::vector<tool> tools, tool_call call);
 
   struct outcome {
-    std::optional<std::string> body;  // the JSON-RPC response; none for a notification or a response
+    outcome() = default;  // nothing to answer
+    outcome(std::string body, bool malformed = false, shared_result result = {})
+        : body(std::move(body)), malformed(malformed), result(std::move(result)) {}
+
+    std::optional<std::string> body;  // the JSON-RPC response (its head when `result` is set); none for a notification or a response
     bool malformed = false;           // a parse error or an invalid request (HTTP answers 400)
+    shared_result result;             // a tools/call result: the response is `body`, then it, then "}"
+    /// The whole response in one string.
+    std::string text() const;
   };
   /// One message in (the text of a JSON-RPC request, notification or response), its answer out.
   outcome handle(std::string_view message) const;
 
  private:
-  std::string dispatch(const boost::json::value& id, std::string_view method, const boost::json::value* params) const;
+  outcome dispatch(const boost::json::value& id, std::string_view method, const boost::json::value* params) const;
 
   server_info info_;
   std::vector<tool> tools_;
