@@ -9,6 +9,9 @@
 #include <boost/asio/buffer.hpp>
 #include <boost/json.hpp>
 
+#include <optional>
+#include <utility>
+
 namespace z402::routes {
 namespace {
 
@@ -139,28 +142,28 @@ std::string result_key(const catalog::snapshot& snap, std::string_view tool, con
 }
 
 /// The result of `tool` with `params` at `snap`: from the cache, or made by `make` (a
-/// tool_answer: a refusal is answered and not kept) and kept for the next request to ask it.
+/// tool_answer) and kept for the next request to ask it. A refusal is answered, not kept; while
+/// another reader is making the result, or the cache's budget is spent, it is made for this
+/// answer alone.
 template <class Make>
 mcp::tool_answer answer(read_state& reads, const catalog::snapshot& snap, std::string_view tool, const query_params& params,
                         Make&& make) {
-  auto key = result_key(snap, tool, params);
-  auto found = reads.mcp_results.find_or_claim(key, {snap.epoch, snap.version});
-  if (found.hit) return found.hit->value;
-  mcp::tool_answer made;
-  try {
-    made = make();
-  } catch (...) {
-    if (found.claim) reads.mcp_results.release(std::move(found.claim));  // or its slot stays claimed for good
-    throw;
-  }
-  auto* result = std::get_if<mcp::tool_result>(&made);
-  if (!result || !found.claim) {
-    if (found.claim) reads.mcp_results.release(std::move(found.claim));
-    return made;
-  }
-  auto text = mcp::result_json(*result);
-  auto bytes = text.size();
-  return reads.mcp_results.fill(std::move(found.claim), std::move(text), bytes)->value;
+  std::optional<mcp::tool_answer> refusal;
+  auto kept = reads.mcp_results.get(result_key(snap, tool, params), {snap.epoch, snap.version},
+                                    [&]() -> std::optional<std::pair<std::string, std::size_t>> {
+                                      auto made = make();
+                                      auto* result = std::get_if<mcp::tool_result>(&made);
+                                      if (!result) {
+                                        refusal = std::move(made);
+                                        return std::nullopt;
+                                      }
+                                      auto text = mcp::result_json(*result);
+                                      auto bytes = text.size();
+                                      return std::pair{std::move(text), bytes};
+                                    });
+  if (kept) return kept->value;
+  if (refusal) return std::move(*refusal);
+  return make();
 }
 
 mcp::tool_answer call_tool(const catalog::engine& engine, read_state& reads, std::string_view name, const json::object& args) {
