@@ -702,6 +702,42 @@ CAF_TEST(a follower away across midnight agrees with the primary byte for byte o
   sched.run();
 }
 
+CAF_TEST(a follower restarted with its clock on another day than its primary serves the bytes the primary served for that version) {
+  // Its catalog file names the primary's version and the day the primary rendered its items for;
+  // restarted, the follower renders what it loaded for that day, never for its own clock's: a
+  // clock a day ahead (or behind) must not change paidCallsToday or the 30 days under an ETag
+  // the primary served with other numbers.
+  const std::string url = "https://a.example.com/skew", quiet = "https://a.example.com/quiet";
+  declare("p1", pay_one, array{test::valid_item(terms, url), test::valid_item(terms, quiet)});
+  const auto day = wire::utc_day(wall->now_ms());
+  advance(std::chrono::milliseconds{(day + 1) * wire::ms_per_day - 1000 - wall->now_ms()});
+  CAF_REQUIRE_EQUAL(settle(body(pay_one, url)).state, catalog::settle_outcome::status::success);
+  CAF_REQUIRE_EQUAL(settle(body(pay_one, url)).state, catalog::settle_outcome::status::success);
+  advance(10ms);
+  auto primary = snap();
+  CAF_REQUIRE_EQUAL(catalog::rendered_day_of(*primary), day);
+  for (auto ahead : {std::int64_t{1}, std::int64_t{-1}}) {
+    catalog::engine_options options;
+    options.clock = std::make_shared<manual_wall_clock>(wall->now_ms() + ahead * wire::ms_per_day);
+    for (auto& it : primary->items) options.initial.push_back(it->record());
+    options.initial_epoch = primary->epoch;
+    options.initial_version = primary->version;
+    options.initial_day = catalog::rendered_day_of(*primary);
+    options.follow = config::listen_address{"192.0.2.1", 1};  // never reached: what it serves is what it loaded
+    options.persistence_thread = false;
+    auto follower = std::make_unique<catalog::engine>(sys, std::move(options));
+    sched.run();
+    auto served = follower->snapshots().load();
+    CAF_CHECK_EQUAL(served->epoch, primary->epoch);
+    CAF_CHECK_EQUAL(served->version, primary->version);
+    CAF_REQUIRE_EQUAL(served->items.size(), primary->items.size());
+    for (std::size_t i = 0; i < primary->items.size(); ++i) CAF_CHECK_EQUAL(served->items[i]->json(), primary->items[i]->json());
+    CAF_CHECK_EQUAL(catalog::rendered_day_of(*served), day);
+    follower.reset();
+    sched.run();
+  }
+}
+
 CAF_TEST(a day ring counts each day once in its window and never loses a call to a clock that went back) {
   catalog::daily_counts u;
   CAF_CHECK_EQUAL(u.last_30_days(20000), 0u);

@@ -73,6 +73,7 @@ catalog::engine_options engine_options_of(const config::bazaar_config& cfg, cons
   options.initial = std::move(loaded.records);
   options.initial_epoch = loaded.position.epoch;
   options.initial_version = loaded.position.version;
+  options.initial_day = loaded.position.day;
   options.follow = cfg.follow;
   // A follower's keys are its primary's: written here as they arrive, read by the file watch.
   options.on_keyring = [file = auth::keyring_path(cfg.data_dir), log](const std::string& text) {

@@ -48,7 +48,9 @@ catalog::catalog_load load_catalog_records(const std::filesystem::path& file, co
               "); moved aside to " + loaded.journal_moved_aside.string() +
               "; starting from the catalog file alone, which the next heartbeats bring up to date");
   auto dropped = std::erase_if(loaded.records, [&](auto& r) { return keys.find(r.provider) == nullptr; });
-  if (dropped || loaded.position.day != wire::utc_day(now)) loaded.position = {};
+  // A follower resumes whatever its own clock's day: it renders what it loaded for the day its
+  // primary rendered it for (engine_options::initial_day), and the changes since say the rest.
+  if (dropped) loaded.position = {};
   return loaded;
 }
 

@@ -31,7 +31,8 @@ engine::engine(caf::actor_system& sys, engine_options options) : sys_(sys) {
   ctx_.log = options.log;
   std::random_device random;
   ctx_.epoch = (std::uint64_t{random()} << 32 | random()) | 1;  // never 0: a follower's "nothing yet"
-  auto today = wire::utc_day(ctx_.clock->now_ms());
+  bool resumes = options.follow && options.initial_epoch != 0;
+  auto today = resumes ? options.initial_day : wire::utc_day(ctx_.clock->now_ms());
   item_list initial;
   std::unordered_map<std::string, item_list> initial_of;
   std::uint64_t max_seq = 0;
@@ -56,7 +57,6 @@ engine::engine(caf::actor_system& sys, engine_options options) : sys_(sys) {
     persistence_ = options.persistence_thread
                        ? spawn_detached(sys, catalog::persistence, options.catalog_file, options.persist_interval, ctx_, end)
                        : sys.spawn(catalog::persistence, options.catalog_file, options.persist_interval, ctx_, end);
-  bool resumes = options.follow && options.initial_epoch != 0;
   store_->publish(resumes ? first_snapshot(initial, options.initial_epoch, ctx_.clock->now_ms(), options.initial_version)
                          : first_snapshot(initial, ctx_.epoch, ctx_.clock->now_ms()));
   registry_ = sys.spawn(catalog::registry, ctx_, store_, persistence_, options.publish_interval,

@@ -1,5 +1,7 @@
 #include "z402/catalog/snapshot.hpp"
 
+#include "z402/wire/iso_time.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -58,6 +60,13 @@ snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, listing_i
   if (indexes) next->indexes = std::move(indexes);
   next->payments = std::move(payments);
   return next;
+}
+
+std::int64_t rendered_day_of(const snapshot& snap) {
+  if (snap.items.empty()) return wire::utc_day(snap.published_ms);
+  std::int64_t day = std::numeric_limits<std::int64_t>::min();
+  for (auto& it : snap.items) day = std::max(day, it->rendered_day());
+  return day;
 }
 
 std::vector<std::uint64_t> calls30d_of(const listing_items& items) {

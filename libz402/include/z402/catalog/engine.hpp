@@ -44,6 +44,10 @@ struct engine_options {
   /// the FEED's window resumes with the changes since, not a copy.
   std::uint64_t initial_epoch = 0;
   std::uint64_t initial_version = 0;
+  /// The UTC day `initial`'s items were rendered for, as the catalog file says (rendered_day_of):
+  /// a follower that resumes renders them for it, not for its own clock's day, so that it serves
+  /// the bytes its primary served under that version.
+  std::int64_t initial_day = 0;
   /// A follower of the primary at this address: its catalog is the primary's, kept by
   /// a REPLICA; no PROVIDER runs and nothing is written here. Empty: this node writes.
   std::optional<config::listen_address> follow;

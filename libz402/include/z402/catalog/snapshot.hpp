@@ -171,6 +171,13 @@ snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, listing_i
                            std::int64_t now_ms, std::shared_ptr<const content_indexes> indexes = nullptr,
                            std::shared_ptr<const std::vector<payment_record>> payments = nullptr);
 
+/// The UTC day a snapshot's items were rendered for: the latest any of them was (an item whose
+/// paidCallsToday and 30 days read the same on a later day keeps its rendering, and renders the
+/// same for that day); the day it was published when it holds none. A follower's is its
+/// primary's day, whatever its own clock says: what its catalog file records, so that a restart
+/// renders its items as the primary did for that version.
+std::int64_t rendered_day_of(const snapshot& snap);
+
 class snapshot_store {
  public:
   snapshot_store() : current_(std::make_shared<const snapshot>()) {}
