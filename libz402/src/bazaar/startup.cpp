@@ -50,7 +50,8 @@ catalog::catalog_load load_catalog_records(const std::filesystem::path& file, co
   auto dropped = std::erase_if(loaded.records, [&](auto& r) { return keys.find(r.provider) == nullptr; });
   // A follower resumes whatever its own clock's day: it renders what it loaded for the day its
   // primary rendered it for (engine_options::initial_day), and the changes since say the rest.
-  if (dropped) loaded.position = {};
+  // Day 0: its items render as they are for no one day (rendered_day_of), so it takes a copy.
+  if (dropped || loaded.position.day == 0) loaded.position = {};
   return loaded;
 }
 

@@ -134,7 +134,7 @@ saved_item saved_as(const item_record& r) {
 std::string file_head(const snapshot& snap) {
   return std::string{R"({"format":")"} + format_name + R"(","version":)" + std::to_string(format_version) + R"(,"epoch":")" +
          std::to_string(snap.epoch) + R"(","catalogVersion":)" + std::to_string(snap.version) + R"(,"day":)" +
-         std::to_string(rendered_day_of(snap)) + R"(,"items":[)";
+         std::to_string(rendered_day_of(snap).value_or(0)) + R"(,"items":[)";
 }
 
 // The epoch (a string: it is a full 64 bits), catalogVersion and, `with_day`, the UTC day of a
@@ -409,7 +409,7 @@ void journal_batch(const saved_catalog& saved, const snapshot& snap, saved_catal
   for (; was != saved.end(); ++was) removed(was->seq);
   line.assign(R"({"commit":{"epoch":")").append(std::to_string(snap.epoch));
   line.append(R"(","catalogVersion":)").append(std::to_string(snap.version));
-  line.append(R"(,"day":)").append(std::to_string(rendered_day_of(snap))).append("}}\n");
+  line.append(R"(,"day":)").append(std::to_string(rendered_day_of(snap).value_or(0))).append("}}\n");
   sink(line);
 }
 

@@ -68,7 +68,7 @@ std::uint64_t next_serial() {
 
 item::item(item_record record, std::int64_t today)
     : record_(std::move(record)),
-      rendered_day_(today),
+      rendered_day_(rendering_day(record_, today)),
       identity_hash_(catalog::identity_hash(record_.identity.type, record_.identity.resource, record_.identity.selector)),
       serial_(next_serial()) {
   // The longest tail: listedBy "declaration", two times, 20 digits of paid calls, the quality block.
@@ -83,9 +83,9 @@ item::item(item_record record, std::int64_t today)
     wire::append_iso_ms(tail_, record_.last_seen_ms);
     tail_.append("\"");
   }
-  tail_.append(R"(,"paidCallsToday":)").append(std::to_string(record_.usage.on(today)));
+  tail_.append(R"(,"paidCallsToday":)").append(std::to_string(record_.usage.on(rendered_day_)));
   // CDP's names, so a client reading its quality block reads ours; lastCalledAt only when known.
-  tail_.append(R"(,"quality":{"l30DaysTotalCalls":)").append(std::to_string(record_.usage.last_30_days(today)));
+  tail_.append(R"(,"quality":{"l30DaysTotalCalls":)").append(std::to_string(record_.usage.last_30_days(rendered_day_)));
   if (record_.usage.last_called_ms() >= 0) {
     tail_.append(R"(,"lastCalledAt":")");
     wire::append_iso_ms(tail_, record_.usage.last_called_ms());

@@ -162,8 +162,8 @@ item_map swept(const provider_state& st, std::int64_t now, bool& changed) {
       changed = true;
       continue;
     }
-    auto shown = it->rendered_day();
-    if (shown != today && (r.usage.on(shown) != r.usage.on(today) || r.usage.last_30_days(shown) != r.usage.last_30_days(today))) {
+    auto shown = it->rendered_day(), due = rendering_day(r, today);
+    if (shown != due && (r.usage.on(shown) != r.usage.on(due) || r.usage.last_30_days(shown) != r.usage.last_30_days(due))) {
       next.emplace(key, make_item(r, today));
       changed = true;
     } else {

@@ -62,10 +62,15 @@ snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, listing_i
   return next;
 }
 
-std::int64_t rendered_day_of(const snapshot& snap) {
+std::optional<std::int64_t> rendered_day_of(const snapshot& snap) {
   if (snap.items.empty()) return wire::utc_day(snap.published_ms);
   std::int64_t day = std::numeric_limits<std::int64_t>::min();
   for (auto& it : snap.items) day = std::max(day, it->rendered_day());
+  for (auto& it : snap.items) {
+    auto shown = it->rendered_day();
+    auto& usage = it->record().usage;
+    if (shown != day && (usage.on(shown) != usage.on(day) || usage.last_30_days(shown) != usage.last_30_days(day))) return std::nullopt;
+  }
   return day;
 }
 

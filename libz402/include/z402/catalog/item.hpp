@@ -9,6 +9,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -77,9 +78,15 @@ struct item_record {
 /// A hash of an identity (type, resource, selector): what the identity index files items by.
 std::uint64_t identity_hash(std::string_view type, std::string_view resource, std::string_view selector);
 
+/// The UTC day an item is rendered for on `today`: today, or the newest day it counted a paid
+/// call on when that is later. A clock that went back counts on the newest day
+/// (daily_counts::count), and rendering for the earlier day would hide those calls from
+/// paidCallsToday and the 30 days until the clock passed midnight again.
+inline std::int64_t rendering_day(const item_record& r, std::int64_t today) { return std::max(today, r.usage.newest_day()); }
+
 class item {
  public:
-  /// Renders the item with paidCallsToday and the 30 days' quality as of the UTC day `today`.
+  /// Renders the item with paidCallsToday and the 30 days' quality as of rendering_day(record, today).
   item(item_record record, std::int64_t today);
 
   const item_record& record() const { return record_; }

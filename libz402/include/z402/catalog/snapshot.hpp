@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -171,12 +172,14 @@ snapshot_ptr make_snapshot(std::uint64_t epoch, std::uint64_t version, listing_i
                            std::int64_t now_ms, std::shared_ptr<const content_indexes> indexes = nullptr,
                            std::shared_ptr<const std::vector<payment_record>> payments = nullptr);
 
-/// The UTC day a snapshot's items were rendered for: the latest any of them was (an item whose
-/// paidCallsToday and 30 days read the same on a later day keeps its rendering, and renders the
-/// same for that day); the day it was published when it holds none. A follower's is its
-/// primary's day, whatever its own clock says: what its catalog file records, so that a restart
-/// renders its items as the primary did for that version.
-std::int64_t rendered_day_of(const snapshot& snap);
+/// The UTC day a snapshot's items render as they are for: the latest any of them was rendered for,
+/// since an item whose paidCallsToday and 30 days read the same on a later day keeps its
+/// rendering (the day it was published when it holds none). None when some item renders
+/// otherwise for that day: a primary's clock that went back across midnight renders new counts
+/// for the earlier day. A follower's is its primary's day, whatever its own clock says: what its
+/// catalog file records (0 for none), so that a restart renders its items as the primary did for
+/// that version, or takes a copy.
+std::optional<std::int64_t> rendered_day_of(const snapshot& snap);
 
 class snapshot_store {
  public:
