@@ -1,0 +1,115 @@
+// The checker on histories written by hand: each promise holds on a history that keeps it, and
+// is reported violated on one that breaks it, with the documented windows (a kill's last second,
+// a failing disk, the payment ledger's 24 hours by the primary's clock) allowed and no more.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { check } from "./lib/checker.mjs";
+import { describe } from "./lib/revision.mjs";
+
+const url = (route) => `https://p0.faults.example.com/v1/route-${route}`;
+const meta = { primary: "primary", nodes: ["primary", "follower-a"], providers: [{ index: 0, routes: [url(0)] }] };
+
+/** A history built in time order: ops (invoke and completion), faults, and the final reads. */
+function history() {
+  const events = [];
+  let id = 0, fault = 0;
+  const h = {
+    events,
+    op(t, node, f, value, type, took = 10, result = {}) {
+      events.push({ t, type: "invoke", id, process: `${f}-${id}`, node, f, value });
+      events.push({ t: t + took, type, id, process: `${f}-${id}`, node, f, value: result });
+      ++id;
+      return h;
+    },
+    fault(kind, target, start, end, detail = {}) {
+      events.push({ t: start, type: "fault", phase: "start", kind, target, fault, ...detail });
+      events.push({ t: end, type: "fault", phase: "end", kind, target, fault });
+      ++fault;
+      return h;
+    },
+    /** Every node ends serving `revision` and `calls` (one ETag unless `etags` differ). */
+    final(t, revision, calls, etags = ["\"v\"", "\"v\""]) {
+      meta.nodes.forEach((node, k) => h.op(t, node, "final", null, "ok", 10,
+        { node, etag: etags[k], items: revision ? { [url(0)]: { description: describe(0, 0, revision), calls } } : {} }));
+      return h;
+    },
+    declare: (t, revision, type = "ok") => h.op(t, "follower-a", "declare", { provider: 0, revision }, type),
+    settle: (t, payment, node = "primary", type = "ok") => h.op(t, node, "settle", { payment, provider: 0, route: 0 }, type),
+  };
+  return h;
+}
+
+const violations = (h) => Object.fromEntries(check(h.events.sort((a, b) => a.t - b.t), meta).map((r) => [r.name, r.violations.length]));
+const declared = "every acknowledged declaration is visible on every node";
+const counted = "each item counts every acknowledged payment once";
+
+test("an acknowledged declaration and payment, seen on every node, keep every promise", () => {
+  const v = violations(history().declare(1000, 1).settle(2000, "a").settle(3000, "a", "follower-a").final(10000, 1, 1));
+  assert.ok(Object.values(v).every((n) => n === 0), JSON.stringify(v));
+});
+
+// Each node that shows the wrong revision is a violation of its own: two nodes here.
+test("an acknowledged declaration lost without a kill is a violation; one acknowledged in the primary's last second is not", () => {
+  assert.equal(violations(history().declare(1000, 1).declare(2000, 2).final(10000, 1, 0))[declared], 2);
+  assert.equal(violations(history().declare(1000, 1).declare(2000, 2).fault("kill", "primary", 2500, 4000).final(10000, 1, 0))[declared], 0);
+  // Five running seconds after the ack were enough to save it, unless the primary was stopped for them...
+  assert.equal(violations(history().declare(1000, 1).declare(2000, 2).fault("kill", "primary", 7000, 8000).final(10000, 1, 0))[declared], 2);
+  assert.equal(violations(history().declare(1000, 1).declare(2000, 2).fault("pause", "primary", 2300, 6900)
+    .fault("kill", "primary", 7000, 8000).final(10000, 1, 0))[declared], 0);
+  // ...or its disk failed from before the ack until the kill.
+  assert.equal(violations(history().declare(1000, 1).declare(2000, 2).fault("disk-failing", "primary", 1500, 9000, { applied: true })
+    .fault("kill", "primary", 7000, 8000).final(10000, 1, 0))[declared], 0);
+  // A disk failure that healed long before the kill puts nothing at risk.
+  assert.equal(violations(history().declare(1000, 1).declare(2000, 2).fault("disk-failing", "primary", 2500, 3000, { applied: true })
+    .fault("kill", "primary", 20000, 21000).final(30000, 1, 0))[declared], 2);
+  // A revision never sent is a violation too.
+  assert.equal(violations(history().declare(1000, 1).final(10000, 3, 0))[declared], 2);
+});
+
+test("a payment counted twice is a violation, unless the primary's clock passed the ledger's 24 hours between the two", () => {
+  assert.equal(violations(history().declare(500, 1).settle(1000, "a").settle(3000, "a", "follower-a").final(10000, 1, 2))[counted], 2);
+  assert.equal(violations(history().declare(500, 1).settle(1000, "a").fault("clock", "primary", 2000, 2000, { seconds: 90000 })
+    .settle(3000, "a", "follower-a").final(10000, 1, 2))[counted], 0);
+  // A payment whose only answer was none may have counted or not; one refused did not.
+  assert.equal(violations(history().declare(500, 1).settle(1000, "a", "follower-a", "info").final(10000, 1, 1))[counted], 0);
+  assert.equal(violations(history().declare(500, 1).settle(1000, "a", "follower-a", "info").final(10000, 1, 0))[counted], 0);
+  assert.equal(violations(history().declare(500, 1).settle(1000, "a", "primary", "fail").final(10000, 1, 1))[counted], 2);
+  // An acknowledged payment lost is a violation, unless a kill took the primary's last second.
+  assert.equal(violations(history().declare(500, 1).settle(1000, "a").final(10000, 1, 0))[counted], 2);
+  assert.equal(violations(history().declare(500, 1).settle(1000, "a").fault("kill", "primary", 1400, 3000).final(10000, 1, 0))[counted], 0);
+});
+
+test("two bodies under one ETag for one path is a violation; the same bytes are not", () => {
+  const read = (h, t, node, hash) => h.op(t, node, "read", { path: "/discovery/resources" }, "ok", 5, { path: "/discovery/resources", etag: "\"e1\"", hash, bytes: 10 });
+  const same = history();
+  read(read(same, 100, "primary", "aa"), 200, "follower-a", "aa");
+  assert.equal(violations(same.final(1000, 0, 0))["one (epoch, version) has the same bytes on every node"], 0);
+  const differ = history();
+  read(read(differ, 100, "primary", "aa"), 200, "follower-a", "bb");
+  assert.equal(violations(differ.final(1000, 0, 0))["one (epoch, version) has the same bytes on every node"], 1);
+  assert.equal(violations(history().final(1000, 0, 0, ["\"v1\"", "\"v2\""]))["every node ends on the primary's version"], 1);
+});
+
+test("/health must say degraded once a save surely failed, and ok again once saving works", () => {
+  const name = "/health says degraded while saving fails, and ok once it works again";
+  const health = (h, t, status) => h.op(t, "primary", "health", null, "ok", 5, { status });
+  const base = () => history().fault("disk-failing", "primary", 1000, 10000, { applied: true }).declare(1200, 1);
+  assert.equal(violations(health(base(), 5000, "degraded").final(20000, 1, 0))[name], 0);
+  assert.equal(violations(health(base(), 5000, "ok").final(20000, 1, 0))[name], 1);
+  // Too soon after the write for a save to have been tried: either answer is true.
+  assert.equal(violations(health(base(), 2000, "ok").final(20000, 1, 0))[name], 0);
+  // Long after the disk healed, degraded is a lie.
+  assert.equal(violations(health(base(), 19000, "degraded").final(20000, 1, 0))[name], 1);
+  // A disk fault that was not applied (the primary was down) asks nothing.
+  const unapplied = history().fault("disk-failing", "primary", 1000, 10000, { applied: false }).declare(1200, 1);
+  assert.equal(violations(health(unapplied, 5000, "ok").final(20000, 1, 0))[name], 0);
+});
+
+test("a failed read is a violation unless its node was killed, stopped or cut off", () => {
+  const name = "reads never fail on a node that is up and reachable";
+  const failed = (h, t) => h.op(t, "follower-a", "read", { path: "/discovery/resources" }, "info", 4000, { path: "/discovery/resources", error: "TimeoutError" });
+  assert.equal(violations(failed(history(), 1000).final(9000, 0, 0))[name], 1);
+  for (const kind of ["kill", "pause", "pair-down"])
+    assert.equal(violations(failed(history().fault(kind, "follower-a", 3000, 6000), 1000).final(9000, 0, 0))[name], 0, kind);
+  assert.equal(violations(failed(history().fault("pause", "primary", 3000, 6000), 1000).final(9000, 0, 0))[name], 1);
+});
