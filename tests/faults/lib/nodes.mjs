@@ -3,7 +3,7 @@
 // file the nemesis rewrites (the monotonic clock stays true, as when NTP steps a clock); the
 // primary also runs under libfiu's POSIX preload, whose failure points the nemesis turns on and
 // off through fiu-ctrl. The server's log goes to a file of its own, kept across restarts.
-import { spawn, execFileSync } from "node:child_process";
+import { spawn, execFile } from "node:child_process";
 import { createWriteStream, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -79,17 +79,20 @@ export class Node {
 
   /**
    * Runs a libfiu remote-control command in the (primary's) server, e.g. "enable
-   * name=posix/io/sync/fsync,failinfo=5"; whether it was applied (not while the server is down
-   * or still starting, when its control pipe is not there yet).
+   * name=posix/io/sync/fsync,failinfo=5"; resolves with whether it was applied within 5 s (not
+   * while the server is down or still starting, when its control pipe is not there yet).
+   * Asynchronous: a command that waits must not stop the runner, whose clients would all time
+   * out and whose reading of the servers' logs would stop (a full pipe stops a server's writes).
    */
   fiu(command) {
-    if (!this.faults || !this.running()) return false;
-    try {
-      execFileSync("fiu-ctrl", ["-f", this.fiuPrefix, "-c", command, String(this.child.pid)], { stdio: "ignore", timeout: 5000 });
-      return true;
-    } catch {
-      return false;
-    }
+    // One command at a time: fiu-ctrl's pipes carry one conversation.
+    const run = () => {
+      if (!this.faults || !this.running()) return false;
+      return new Promise((resolve) => execFile("fiu-ctrl", ["-f", this.fiuPrefix, "-c", command, String(this.child.pid)],
+        { timeout: 5000 }, (error) => resolve(!error)));
+    };
+    this.fiuCommands = (this.fiuCommands ?? Promise.resolve()).then(run);
+    return this.fiuCommands;
   }
 
   /** Moves the node's wall clock by `seconds` (libfaketime rereads its file within a second). */

@@ -26,11 +26,13 @@ export function report({ summary, results, events, log }) {
 /** The campaign's figures as Markdown: faults by kind, operations by outcome, each promise. */
 export function markdown({ summary, results }) {
   const lines = [
-    `# Fault campaign: seed ${summary.seed}, ${summary.minutes} min${summary.plant ? `, planted bug ${summary.plant}` : ""}`,
+    `# Fault campaign: seed ${summary.seed}, ${summary.minutes} min${summary.kinds ? `, ${summary.kinds.join(", ")} only` : ""}` +
+      `${summary.plant ? `, planted bug ${summary.plant}` : ""}`,
     "",
     "A primary and two followers, each in a network namespace of its own, under the load and nemesis of",
     `docs/faults.md${summary.started ? `; started ${summary.started}` : ""}${summary.commit ? ` on commit ${summary.commit}` : ""}.`,
-    `Replay: \`sudo tests/faults/campaign --seed ${summary.seed} --minutes ${summary.minutes}${summary.plant ? ` --plant ${summary.plant}` : ""}\`.`,
+    `Replay: \`sudo tests/faults/campaign --seed ${summary.seed} --minutes ${summary.minutes}${summary.kinds ? ` --faults ${summary.kinds.join(",")}` : ""}` +
+      `${summary.plant ? ` --plant ${summary.plant}` : ""}\`.`,
     "",
     "## Faults injected, by kind",
     "",

@@ -56,7 +56,7 @@ async function quiet(nodes, ms) {
   }
 }
 
-export async function runCampaign({ seed, minutes, bazaar, out, plant, log }) {
+export async function runCampaign({ seed, minutes, bazaar, out, plant, faults, log }) {
   const random = seeded(seed);
   mkdirSync(out, { recursive: true });
   const hosts = [0, 1, 2].map(makeHost);
@@ -93,7 +93,7 @@ export async function runCampaign({ seed, minutes, bazaar, out, plant, log }) {
     }
     log(`the cluster is up; load and faults for ${minutes} min (seed ${seed})`);
     const load = startLoad({ history, nodes, providers, settleKey, terms, random: random.fork(), out });
-    const nemesis = startNemesis({ history, cluster: { primary, followers, proxies }, random: random.fork() });
+    const nemesis = startNemesis({ history, cluster: { primary, followers, proxies }, random: random.fork(), only: faults });
     await sleep(minutes * 60000);
     log("healing every fault");
     await nemesis.stop();
@@ -112,7 +112,7 @@ export async function runCampaign({ seed, minutes, bazaar, out, plant, log }) {
       const items = Object.fromEntries(body.items.map((i) => [i.resource, { description: i.description, calls: i.quality?.l30DaysTotalCalls ?? 0 }]));
       history.complete(id, "ok", { node: n.name, etag: page.headers.get("etag"), items, settled });
     }
-    return { history, nemesisErrors: nemesis.errors, meta: { seed, minutes, plant: plant ?? null, primary: primary.name, nodes: names,
+    return { history, nemesisErrors: nemesis.errors, meta: { seed, minutes, plant: plant ?? null, kinds: faults ?? null, primary: primary.name, nodes: names,
       providers: providers.map(({ index, routes }) => ({ index, routes })) } };
   } finally {
     for (const n of nodes) {
