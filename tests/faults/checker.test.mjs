@@ -103,6 +103,15 @@ test("/health must say degraded once a save surely failed, and ok again once sav
   // A disk fault that was not applied (the primary was down) asks nothing.
   const unapplied = history().fault("disk-failing", "primary", 1000, 10000, { applied: false }).declare(1200, 1);
   assert.equal(violations(health(unapplied, 5000, "ok").final(20000, 1, 0))[name], 0);
+  // Only a write that surely changes the catalog obliges a save: a payment sent again, or the
+  // same revision as a heartbeat, may change nothing; a new payment does.
+  const again = () => history().declare(500, 1).settle(600, "a").fault("disk-failing", "primary", 1000, 10000, { applied: true });
+  assert.equal(violations(health(again().settle(1200, "a").declare(1300, 1), 5000, "ok").final(20000, 1, 1))[name], 0);
+  assert.equal(violations(health(again().settle(1200, "b"), 5000, "ok").final(20000, 1, 2))[name], 1);
+  // The failure counts from when its fiu-ctrl commands took effect, not from when they were sent.
+  const late = () => history().fault("disk-failing", "primary", 1000, 10000, { applied: true, appliedAt: 3000 });
+  assert.equal(violations(health(late().declare(1200, 1), 5000, "ok").final(20000, 1, 0))[name], 0);
+  assert.equal(violations(health(late().declare(3100, 1), 6000, "ok").final(20000, 1, 0))[name], 1);
 });
 
 test("a failed read is a violation unless its node was killed, stopped or cut off", () => {

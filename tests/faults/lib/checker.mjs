@@ -186,9 +186,19 @@ export function check(events, meta) {
   results.at(-1).cursorsApart = cursorsApart;
 
   promise("/health says degraded while saving fails, and ok once it works again", (violation) => {
-    const writes = [...byF("declare"), ...byF("settle")].filter((o) => o.complete.type === "ok").map((o) => o.complete.t);
+    // Writes that surely change the catalog, so a save must follow: the first attempt of a new
+    // revision, the first attempt of a payment (a payment sent again, or a heartbeat, may change
+    // nothing and then nothing is saved), acknowledged; the primary took it after its invocation.
+    const first = new Set();
+    const changes = [...byF("declare"), ...byF("settle")].sort((a, b) => a.invoke.t - b.invoke.t).filter((o) => {
+      const key = o.invoke.f === "declare" ? `${o.invoke.value.provider}@${o.invoke.value.revision}` : o.invoke.value.payment;
+      if (first.has(key)) return false;
+      first.add(key);
+      return o.complete.type === "ok";
+    });
+    // A failure counts from when its last fiu-ctrl command took effect.
     const failing = faults.filter((f) => f.kind === "disk-failing" && f.applied)
-      .map((f) => ({ ...f, end: Math.min(f.end, primaryKills.find((k) => k >= f.start) ?? Infinity) }));
+      .map((f) => ({ ...f, start: f.appliedAt ?? f.start, end: Math.min(f.end, primaryKills.find((k) => k >= f.start) ?? Infinity) }));
     const anyDisk = faults.filter((f) => f.kind.startsWith("disk-"));
     let checked = 0;
     for (const o of byF("health").filter((h) => h.invoke.node === meta.primary && h.complete.type === "ok")) {
@@ -196,7 +206,8 @@ export function check(events, meta) {
       ++checked;
       // A save was surely tried and failed: a write the primary took after the failure began, a
       // grace for the save to come, and the failure still on when /health answered.
-      const mustFail = failing.find((w) => to <= w.end && writes.some((t) => t >= w.start && t <= from - healthGraceMs));
+      const mustFail = failing.find((w) => to <= w.end &&
+        changes.some((c) => c.invoke.t >= w.start && c.complete.t <= from - healthGraceMs));
       if (mustFail && status !== "degraded")
         violation({ t: from, node: meta.primary, what: `/health said "${status}" while the disk failed (fault ${mustFail.fault})` });
       const quiet = !anyDisk.some((w) => w.start <= to && w.end + retrySlackMs + 2000 >= from);

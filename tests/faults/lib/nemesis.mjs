@@ -53,6 +53,9 @@ export function startNemesis({ history, cluster, random, only, pauseMs = [400, 2
     underway.add(run);
   };
 
+  /** A disk fault's detail: whether every fiu-ctrl command took, and when the last one had (ms). */
+  const applied = (took) => ({ applied: took.every(Boolean), appliedAt: history.now() });
+
   const r = random;
   const kinds = [
     // Processes: a crash and a restart with the same data dir; a stop of seconds.
@@ -104,12 +107,12 @@ export function startNemesis({ history, cluster, random, only, pauseMs = [400, 2
       const errno = r.pick(Object.keys(errnos)), flaky = r.chance(0.4), probability = 0.3;
       const enable = (p) => (flaky ? `enable_random name=${p},probability=${probability},failinfo=${errnos[errno]}` : `enable name=${p},failinfo=${errnos[errno]}`);
       fault(flaky ? "disk-flaky" : "disk-failing", primary.name, ["disk"], r.int(2000, 10000),
-        async () => ({ errno, applied: (await Promise.all(diskPoints.map((p) => primary.fiu(enable(p))))).every(Boolean) }),
+        async () => ({ errno, ...applied(await Promise.all(diskPoints.map((p) => primary.fiu(enable(p))))) }),
         () => Promise.all(diskPoints.map((p) => primary.fiu(`disable name=${p}`))));
     }],
     [1, "short-writes", () => {
       fault("short-writes", primary.name, ["disk"], r.int(2000, 10000),
-        async () => ({ applied: await primary.fiu("enable_random name=posix/io/rw/pwrite/reduce,probability=0.5") }),
+        async () => applied([await primary.fiu("enable_random name=posix/io/rw/pwrite/reduce,probability=0.5")]),
         () => primary.fiu("disable name=posix/io/rw/pwrite/reduce"));
     }],
     // Clocks: to three seconds before the next UTC midnight, on past the payment window (25 h),
@@ -138,6 +141,8 @@ export function startNemesis({ history, cluster, random, only, pauseMs = [400, 2
 
   return {
     errors,
+    /** Whether a fault under way holds `lock` ("process:NAME", "pair:NAME", "link:NAME", "disk"). */
+    holds: (lock) => busy.has(lock),
     async stop() {
       stopping = true;
       await loop;

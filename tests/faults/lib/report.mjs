@@ -9,6 +9,7 @@ export function report({ summary, results, events, log }) {
   log(`operations: ${Object.entries(summary.ops).map(([f, o]) => `${f} ${o.ok} ok / ${o.fail} fail / ${o.info} unknown`).join("; ")}`);
   log(`faults: ${Object.entries(summary.faults).map(([k, n]) => `${k} ${n}`).join(", ")}`);
   for (const e of summary.nemesisErrors) log(`a fault did not heal: ${e.kind} on ${e.target}: ${e.message}`);
+  for (const s of summary.stalls ?? []) log(`${s.node} was stuck at ${s.t} ms: ${s.file}`);
   let violated = summary.nemesisErrors.length > 0;
   for (const { name, checked, violations, cursorsApart } of results) {
     log(`${violations.length === 0 ? "held" : "VIOLATED"}: ${name} (${checked} checked${violations.length ? `, ${violations.length} violations` : ""}` +
@@ -63,5 +64,6 @@ export function markdown({ summary, results }) {
   const apart = results.find((r) => r.cursorsApart)?.cursorsApart;
   if (apart) lines.push("", `${apart} search pages differed from another node's under the same ETag in their next-page cursor alone (docs/cluster.md).`);
   for (const e of summary.nemesisErrors ?? []) lines.push("", `A fault did not heal: ${e.kind} on ${e.target}: ${e.message}`);
+  for (const s of summary.stalls ?? []) lines.push("", `${s.node} answered nothing with no fault on it, at ${s.t} ms (the watchdog's stacks: ${s.file}).`);
   return lines.join("\n") + "\n";
 }

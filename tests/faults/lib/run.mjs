@@ -11,6 +11,7 @@ import { linkProxy } from "./proxy.mjs";
 import { Node, feedPort, faketime } from "./nodes.mjs";
 import { startLoad } from "./load.mjs";
 import { startNemesis } from "./nemesis.mjs";
+import { startWatchdog } from "./watchdog.mjs";
 import { History } from "./history.mjs";
 import { seeded } from "./random.mjs";
 
@@ -94,8 +95,11 @@ export async function runCampaign({ seed, minutes, bazaar, out, plant, faults, l
     log(`the cluster is up; load and faults for ${minutes} min (seed ${seed})`);
     const load = startLoad({ history, nodes, providers, settleKey, terms, random: random.fork(), out });
     const nemesis = startNemesis({ history, cluster: { primary, followers, proxies }, random: random.fork(), only: faults });
+    const watchdog = startWatchdog({ history, nodes, out, log,
+      excused: (n) => nemesis.holds(`process:${n.name}`) || nemesis.holds(`pair:${n.name}`) });
     await sleep(minutes * 60000);
     log("healing every fault");
+    watchdog.stop();
     await nemesis.stop();
     load.stopping = true;
     await load.done;
@@ -112,7 +116,7 @@ export async function runCampaign({ seed, minutes, bazaar, out, plant, faults, l
       const items = Object.fromEntries(body.items.map((i) => [i.resource, { description: i.description, calls: i.quality?.l30DaysTotalCalls ?? 0 }]));
       history.complete(id, "ok", { node: n.name, etag: page.headers.get("etag"), items, settled });
     }
-    return { history, nemesisErrors: nemesis.errors, meta: { seed, minutes, plant: plant ?? null, kinds: faults ?? null, primary: primary.name, nodes: names,
+    return { history, nemesisErrors: nemesis.errors, stalls: watchdog.stalls, meta: { seed, minutes, plant: plant ?? null, kinds: faults ?? null, primary: primary.name, nodes: names,
       providers: providers.map(({ index, routes }) => ({ index, routes })) } };
   } finally {
     for (const n of nodes) {
