@@ -226,6 +226,29 @@ test("tool results come from a cache per catalog version: made once, each answer
   assert.equal(await listed(), 9);
 });
 
+test("a kept result goes gzip'd to a client that takes gzip, each answer with its own id, the same JSON as unencoded", async () => {
+  // Node's fetch asks for gzip and inflates what it gets, as the SDK's transport does.
+  const call = async (id, encoding) => {
+    const res = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json", ...(encoding ? { "accept-encoding": encoding } : {}) },
+      body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_resources", arguments: { limit: 100 } } }) });
+    return { encoding: res.headers.get("content-encoding"), vary: res.headers.get("vary"), text: await res.text() };
+  };
+  const plain = await call(1, "identity");
+  assert.equal(plain.encoding, null);
+  assert.equal(plain.vary, "Accept-Encoding");
+  for (const [id, encoding] of [[2, "gzip"], ["two", undefined], [3, "gzip;q=1, identity;q=0.5"]]) {
+    const zipped = await call(id, encoding);
+    assert.equal(zipped.encoding, "gzip", `asked ${encoding ?? "fetch's default"}`);
+    assert.equal(zipped.text, plain.text.replace('"id":1,', `"id":${JSON.stringify(id)},`));
+  }
+  assert.equal((await call(4, "gzip;q=0")).encoding, null, "gzip refused");
+  // A result under the gzip threshold (a page of one) is not worth compressing.
+  const small = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "get_resource", arguments: { url: "https://nowhere.example.com/" } } }) });
+  assert.equal(small.headers.get("content-encoding"), null);
+  assert.equal((await small.json()).result.isError, true);
+});
+
 test("a client pinned to an older revision gets it, and its requests carry it", async () => {
   const pin = (transport) => {
     const send = transport.send.bind(transport);

@@ -10,6 +10,7 @@
 #include "z402/wire/iso_time.hpp"
 
 #include <unistd.h>
+#include <zlib.h>
 
 using namespace z402;
 
@@ -224,6 +225,51 @@ CAF_TEST(maxAmount keeps items with an entry at most that price and of the filte
     CAF_CHECK(req.error().code == errc::invalid_filter);
     CAF_CHECK_EQUAL(req.error().field, "maxAmount");
   }
+}
+
+/// What a gzip reader (zlib, as curl and Node's fetch use it) makes of `member`: its text, or
+/// "invalid" when it is not one whole, valid member (its CRC-32 and length checked).
+std::string gunzip(std::string_view member) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) return "invalid";
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(member.data()));
+  zs.avail_in = static_cast<uInt>(member.size());
+  std::string out;
+  int rc = Z_OK;
+  char buffer[16384];
+  while (rc == Z_OK) {
+    zs.next_out = reinterpret_cast<Bytef*>(buffer);
+    zs.avail_out = sizeof buffer;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.append(buffer, sizeof buffer - zs.avail_out);
+  }
+  bool whole = rc == Z_STREAM_END && zs.avail_in == 0;
+  inflateEnd(&zs);
+  return whole ? out : "invalid";
+}
+
+CAF_TEST(a gzip member framed around text deflated once reads as the head then the text then the tail) {
+  std::string text;
+  for (int i = 0; i < 2000; ++i) text += R"({"resource":"https://a.example.com/r)" + std::to_string(i) + R"(","x402Version":2},)";
+  auto middle = compression::deflate_blocks(text);
+  CAF_CHECK_LESS(middle.blocks.size(), text.size() / 4);
+  auto member = [&](std::string_view head, std::string_view tail) {
+    auto f = compression::frame_gzip(head, middle, tail);
+    return f.before + middle.blocks + f.after;
+  };
+  const std::string head = R"({"jsonrpc":"2.0","id":7,"result":)";
+  CAF_CHECK_EQUAL(gunzip(member(head, "}")), head + text + "}");
+  CAF_CHECK_EQUAL(gunzip(member("", "")), text);
+  // A head longer than one stored block holds (65,535 bytes) goes in several.
+  const std::string long_head(70'000, 'h');
+  CAF_CHECK_EQUAL(gunzip(member(long_head, "}")), long_head + text + "}");
+  // The same blocks framed for another request: only the head and the trailer differ.
+  auto other = compression::frame_gzip(R"({"jsonrpc":"2.0","id":"b","result":)", middle, "}");
+  CAF_CHECK_EQUAL(gunzip(other.before + middle.blocks + other.after), R"({"jsonrpc":"2.0","id":"b","result":)" + text + "}");
+  // A reader checks the trailer: a member whose CRC-32 is off is refused.
+  auto broken = member(head, "}");
+  broken[broken.size() - 8] ^= 1;
+  CAF_CHECK_EQUAL(gunzip(broken), "invalid");
 }
 
 CAF_TEST(a page is compressed once per ETag and once compressed is not rendered again) {

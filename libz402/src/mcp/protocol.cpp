@@ -52,8 +52,8 @@ std::string result_json(const tool_result& r) {
 std::string server::outcome::text() const {
   if (!body || !result) return body.value_or(std::string{});
   std::string out;
-  out.reserve(body->size() + result->size() + 1);
-  return out.append(*body).append(*result).append("}");
+  out.reserve(body->size() + result->json.size() + 1);
+  return out.append(*body).append(result->json).append("}");
 }
 
 server::server(server_info info, std::vector<tool> tools, tool_call call)
@@ -126,7 +126,7 @@ server::outcome server::dispatch(const json::value& id, std::string_view method,
     // The result is spliced after the id, never copied into the answer: the HTTP server writes
     // the two (and the closing brace) as one gathered write.
     return {R"({"jsonrpc":"2.0","id":)" + json::serialize(id) + R"(,"result":)", false,
-            made ? std::make_shared<const std::string>(result_json(*made)) : std::get<shared_result>(std::move(answer))};
+            made ? std::make_shared<const kept_result>(kept_result{result_json(*made), std::nullopt}) : std::get<shared_result>(std::move(answer))};
   }
   return {error_response(id, {rpc_code::method_not_found, "unknown method " + std::string{method}, {}})};
 }

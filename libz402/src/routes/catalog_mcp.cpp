@@ -1,6 +1,7 @@
 #include "routes/catalog_mcp.hpp"
 
 #include "routes/list_query.hpp"
+#include "routes/read_response.hpp"
 #include "routes/resource_query.hpp"
 #include "routes/search_query.hpp"
 #include "z402/rules/price_label.hpp"
@@ -150,16 +151,17 @@ mcp::tool_answer answer(read_state& reads, const catalog::snapshot& snap, std::s
                         Make&& make) {
   std::optional<mcp::tool_answer> refusal;
   auto kept = reads.mcp_results.get(result_key(snap, tool, params), {snap.epoch, snap.version},
-                                    [&]() -> std::optional<std::pair<std::string, std::size_t>> {
+                                    [&]() -> std::optional<std::pair<mcp::kept_result, std::size_t>> {
                                       auto made = make();
                                       auto* result = std::get_if<mcp::tool_result>(&made);
                                       if (!result) {
                                         refusal = std::move(made);
                                         return std::nullopt;
                                       }
-                                      auto text = mcp::result_json(*result);
-                                      auto bytes = text.size();
-                                      return std::pair{std::move(text), bytes};
+                                      mcp::kept_result kept{mcp::result_json(*result), std::nullopt};
+                                      if (kept.json.size() > gzip_threshold) kept.deflated = compression::deflate_blocks(kept.json);
+                                      auto bytes = kept.json.size() + (kept.deflated ? kept.deflated->blocks.size() : 0);
+                                      return std::pair{std::move(kept), bytes};
                                     });
   if (kept) return kept->value;
   if (refusal) return std::move(*refusal);
@@ -261,16 +263,28 @@ http::response handle_mcp(const node_identity& node, const mcp::server& mcp, con
     res.prepare_payload();
     return res;
   }
-  auto res = rpc_http(outcome.malformed ? 400 : 200, std::move(*outcome.body));
-  if (auto& result = outcome.result) {
-    // A tools/call result, kept for others too: written after the head as it is, not copied
-    // into the answer, and held until it is sent.
-    auto& body = res.body();
-    body.pieces.push_back(boost::asio::buffer(*result));
+  auto& result = outcome.result;
+  if (!result) return rpc_http(outcome.malformed ? 400 : 200, std::move(*outcome.body));
+  // A tools/call result, kept for others too: written after the head as it is, not copied into
+  // the answer, and held until it is sent; deflated once, for a client that takes gzip.
+  bool gzipped = result->deflated && accepts_gzip(req);
+  auto res = [&] {
+    if (!gzipped) return rpc_http(200, std::move(*outcome.body));
+    auto frame = compression::frame_gzip(*outcome.body, *result->deflated, "}");
+    auto gz = rpc_http(200, std::move(frame.before));
+    gz.set(http::bhttp::field::content_encoding, "gzip");
+    gz.body().pieces.push_back(boost::asio::buffer(result->deflated->blocks));
+    gz.body().suffix = std::move(frame.after);
+    return gz;
+  }();
+  res.set(http::bhttp::field::vary, "Accept-Encoding");
+  auto& body = res.body();
+  if (!gzipped) {
+    body.pieces.push_back(boost::asio::buffer(result->json));
     body.suffix = "}";
-    body.keep_alive = std::move(result);
-    res.prepare_payload();
   }
+  body.keep_alive = std::move(result);
+  res.prepare_payload();
   return res;
 }
 

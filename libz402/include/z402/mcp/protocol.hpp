@@ -4,6 +4,8 @@
 // messages, `initialize` with version negotiation, `ping`, `tools/list` and `tools/call`.
 // Stateless: no session, so any node answers any request. Revisions 2025-11-25, 2025-06-18
 // and 2025-03-26; a client asking for another gets the latest (the spec's negotiation).
+#include "z402/core/gzip.hpp"
+
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
@@ -57,8 +59,14 @@ struct tool_result {
 /// A tools/call result as the JSON text of its object ({"content":[{"type":"text","text":...}],
 /// "structuredContent":...,"isError":...}), made once: a server may keep one and answer it to
 /// every request that asks the same (the catalog does, per page and snapshot version), since
-/// the request's id lies outside it.
-using shared_result = std::shared_ptr<const std::string>;
+/// the request's id lies outside it. A server that keeps it may deflate it once too, for the
+/// clients that take gzip: a member framed around it holds each request's id
+/// (compression::frame_gzip).
+struct kept_result {
+  std::string json;
+  std::optional<compression::deflated> deflated;
+};
+using shared_result = std::shared_ptr<const kept_result>;
 /// The JSON text of `r`'s result object.
 std::string result_json(const tool_result& r);
 
