@@ -91,7 +91,8 @@ std::string gzip(std::string_view body) { return gzip(std::array<std::string_vie
 
 deflated deflate_blocks(std::string_view text) {
   thread_local deflater d{-15};
-  return {d.compress(std::array<std::string_view, 1>{text}, text.size(), Z_SYNC_FLUSH), crc_of(0, text), text.size()};
+  return {d.compress(std::array<std::string_view, 1>{text}, text.size(), Z_SYNC_FLUSH), crc_of(0, text), text.size(),
+          static_cast<std::uint32_t>(crc32_combine_gen(static_cast<z_off_t>(text.size())))};
 }
 
 gzip_frame frame_gzip(std::string_view head, const deflated& middle, std::string_view tail) {
@@ -103,7 +104,7 @@ gzip_frame frame_gzip(std::string_view head, const deflated& middle, std::string
   f.after.reserve(5 + tail.size() + 8);
   put_stored(f.after, tail, true);
   auto crc = crc_of(0, head);
-  crc = static_cast<std::uint32_t>(crc32_combine(crc, middle.crc, static_cast<z_off_t>(middle.size)));
+  crc = static_cast<std::uint32_t>(crc32_combine_op(crc, middle.crc, middle.crc_past));
   crc = crc_of(crc, tail);
   put_le32(f.after, crc);
   put_le32(f.after, static_cast<std::uint32_t>(head.size() + middle.size + tail.size()));  // ISIZE: the length mod 2^32

@@ -135,9 +135,11 @@ std::variant<query_params, mcp::rpc_error> params_of(const json::object& args, s
 
 /// Where a tool's result is kept: the snapshot's run and version, the tool, and its arguments as
 /// read, each value with its length (no two argument lists share a key). The whole text is the
-/// key, compared in full: a hash alone could be made to meet another request's.
-std::string result_key(const catalog::snapshot& snap, std::string_view tool, const query_params& params) {
-  auto key = std::to_string(snap.epoch).append("-").append(std::to_string(snap.version)).append("-").append(tool);
+/// key, compared in full: a hash alone could be made to meet another request's. Written into
+/// the thread's one buffer (no allocation per call once it has grown); valid until the next call.
+std::string_view result_key(const catalog::snapshot& snap, std::string_view tool, const query_params& params) {
+  thread_local std::string key;
+  key.assign(std::to_string(snap.epoch)).append("-").append(std::to_string(snap.version)).append("-").append(tool);
   for (auto& [k, v] : params) key.append("&").append(k).append("=").append(std::to_string(v.size())).append(":").append(v);
   return key;
 }

@@ -25,6 +25,7 @@ struct deflated {
   std::string blocks;
   std::uint32_t crc = 0;
   std::uint64_t size = 0;
+  std::uint32_t crc_past = 0;  // what carries a CRC-32 past the text (zlib's crc32_combine_gen), made once
 };
 
 /// `text` deflated (level 1) into blocks that frame_gzip can place in a member.
