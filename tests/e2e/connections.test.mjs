@@ -4,6 +4,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
+import tls from "node:tls";
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
@@ -12,6 +13,7 @@ import {
   binary, newDataDir, removeDataDir, startServer, stopServer, sleep, scaled, settledWithin, addProvider, termsFile, item, declare,
   waitFor as waitUntil,
 } from "./lib/server.mjs";
+import { makeCa, makeServerCert } from "./lib/tls.mjs";
 
 const dirs = [];
 after(() => dirs.forEach(removeDataDir));
@@ -66,36 +68,71 @@ function answerTime(port, path) {
 }
 
 const get = (path) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
-/** The server's CPU time so far (user + system), in seconds. */
-const cpuSeconds = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
 const rssBytes = (pid) => Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * 4096;
 const metric = (text, name) => Number(text.match(new RegExp(`^${name} (\\d+)`, "m"))?.[1]);
 
-test("at the connection limit the listener pauses without spinning, and resumes when one closes", async () => {
+/** Opens connections to `port` until one is answered `status` to GET /health, for at most `ms`. */
+async function servedWithin(port, ms) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const c = await connect(port);
+    c.socket.write(get("/health"));
+    await waitFor(c, /^HTTP\/1\.1 \d{3}/, 1000);
+    c.socket.destroy();
+    if (/^HTTP\/1\.1 200/.test(c.received)) return true;
+    if (Date.now() >= end) return false;
+    await sleep(50);
+  }
+}
+
+test("past the connection limit a new connection is refused at once with 503 and counted; once one closes the next is served", async () => {
   const server = await startServer(dataDir(), ["--max-connections", "20"]);
   try {
     const admin = await connect(server.port);  // keeps one connection for /metrics
     const idle = [];
     for (let i = 0; i < 19; i++) idle.push(await connect(server.port));
-    // The 21st connects (the kernel's backlog takes it) but is not served while 20 are open.
-    const waiting = await connect(server.port);
-    waiting.socket.write(get("/health"));
-    const cpuBefore = cpuSeconds(server.child.pid);
-    assert.equal(await waitFor(waiting, /^HTTP\/1\.1 200/, 1000), false, "not served above the limit");
-    const cpuUsed = cpuSeconds(server.child.pid) - cpuBefore;
-    assert.ok(cpuUsed < 0.2, `the paused listener does not spin: ${cpuUsed} s of CPU in 1 s`);
+    // The 21st is answered at once, not left in the kernel's backlog, and then closed.
+    const refused = await connect(server.port);
+    const t0 = Date.now();
+    refused.socket.write(get("/health"));
+    assert.ok(await waitFor(refused, /^HTTP\/1\.1 503 [\s\S]*\r\n\r\n\{"error":"overloaded"/, 1000), `refused at once: ${refused.received}`);
+    assert.match(refused.received, /\r\nRetry-After: 1\r\n/);
+    await refused.closed;
+    assert.ok(refused.closedAt - t0 < 1500, `closed ${refused.closedAt - t0} ms after its request`);
+    // One that sends nothing is refused all the same, and closed within the second the server waits for its request.
+    const silent = await connect(server.port);
+    await silent.closed;
+    assert.match(silent.received, /^HTTP\/1\.1 503 /);
     admin.socket.write(get("/metrics"));
-    assert.ok(await waitFor(admin, /z402_http_accept_paused_total \d+/, 2000));
+    assert.ok(await waitFor(admin, /z402_http_connections_refused_total \d+/, 2000));
     assert.equal(metric(admin.received, "z402_http_connections_open"), 20);
     assert.equal(metric(admin.received, "z402_http_connections_max"), 20);
-    assert.ok(metric(admin.received, "z402_http_accept_paused_total") >= 1);
-    // One closes: the waiting one is accepted and answered.
+    assert.equal(metric(admin.received, "z402_http_connections_refused_total"), 2);
+    // One closes: the next connection is served.
     idle[0].socket.destroy();
-    assert.ok(await waitFor(waiting, /^HTTP\/1\.1 200/, 2000), "served once a connection closed");
-    for (const c of [admin, waiting, ...idle]) c.socket.destroy();
+    assert.ok(await servedWithin(server.port, 2000), "served once a connection closed");
+    for (const c of [admin, ...idle]) c.socket.destroy();
+  } finally {
+    await stopServer(server);
+  }
+});
+
+test("over TLS, a connection past the limit is closed at once: the client's handshake fails within a round trip", async () => {
+  const dir = dataDir();
+  makeCa(dir);
+  const cert = makeServerCert(dir, "limit");
+  const server = await startServer(dir, ["--max-connections", "2", "--tls-cert", cert.cert, "--tls-key", cert.key]);
+  try {
+    const held = [await connect(server.port), await connect(server.port)];
+    const t0 = Date.now();
+    const outcome = await new Promise((resolve) => {
+      const s = tls.connect({ host: "127.0.0.1", port: server.port, rejectUnauthorized: false }, () => resolve("handshake"));
+      s.on("error", (e) => resolve(e.code ?? e.message));
+      s.on("close", () => resolve("closed"));
+    });
+    assert.notEqual(outcome, "handshake");
+    assert.ok(Date.now() - t0 < 1000, `refused in ${Date.now() - t0} ms`);
+    for (const c of held) c.socket.destroy();
   } finally {
     await stopServer(server);
   }

@@ -2,6 +2,7 @@
 
 #include "http/iov.hpp"
 #include "http/page_file.hpp"
+#include "http/refusal.hpp"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
@@ -515,14 +516,6 @@ void server::start() {
 }
 
 void server::accept() {
-  if (live_sessions_.load() >= options_.max_connections) {
-    // At the limit: stop accepting (no busy loop; the kernel queues new connections) until a
-    // session ends. Checked again after pausing, for a session that ended in between; the
-    // exchange makes exactly one of the two resume.
-    accept_paused_.store(true);
-    if (options_.metrics) options_.metrics->accepts_paused.add();
-    if (live_sessions_.load() >= options_.max_connections || !accept_paused_.exchange(false)) return;
-  }
   acceptor_.async_accept(io_.next(), [this](beast::error_code ec, tcp::socket socket) {
     if (ec) {
       if (ec == net::error::operation_aborted || draining_) return;
@@ -531,6 +524,12 @@ void server::accept() {
       return accept_pause_.async_wait([this](beast::error_code) { accept(); });
     }
     if (draining_) return;
+    if (live_sessions_.load() >= options_.max_connections) {
+      // Past the limit: refused at once (refusal.hpp), never queued where nobody serves it.
+      if (options_.metrics) options_.metrics->connections_refused.add();
+      refuse_connection(std::move(socket), options_.tls != nullptr);
+      return accept();
+    }
     socket.set_option(tcp::no_delay(true), ec);
     if (options_.tls) start_session(std::make_shared<basic_session<tls_stream>>(std::move(socket), *this, options_.tls->current()));
     else start_session(std::make_shared<basic_session<beast::tcp_stream>>(std::move(socket), *this, nullptr));
@@ -594,8 +593,6 @@ std::vector<std::shared_ptr<session>> server::live_sessions() {
 
 void server::session_ended() {
   auto left = --live_sessions_;
-  // Counted down first: a resumed accept() sees the room this session left.
-  if (accept_paused_.exchange(false) && !draining_) net::post(acceptor_.get_executor(), [this] { accept(); });
   if (left == 0 && draining_ && !drained_.exchange(true)) {
     net::post(io_.main(), [this] {
       deadline_.cancel();

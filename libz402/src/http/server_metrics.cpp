@@ -46,8 +46,8 @@ void server_metrics::render(telemetry::prometheus_text& out) const {
   out.sample("z402_http_connections_accepted_total", {}, connections_accepted.value());
   out.family("z402_http_connections_max", "gauge", "Connections open at once above which new ones wait in the backlog.");
   out.sample("z402_http_connections_max", {}, connections_max.value());
-  out.family("z402_http_accept_paused_total", "counter", "Times the listener stopped accepting at the connection limit.");
-  out.sample("z402_http_accept_paused_total", {}, accepts_paused.value());
+  out.family("z402_http_connections_refused_total", "counter", "Client connections refused past the connection limit.");
+  out.sample("z402_http_connections_refused_total", {}, connections_refused.value());
   out.family("z402_http_requests_in_flight", "gauge", "Requests read and not yet answered.");
   out.sample("z402_http_requests_in_flight", {}, requests_in_flight.value());
   out.family("z402_http_read_buffers", "gauge",

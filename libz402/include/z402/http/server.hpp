@@ -27,8 +27,8 @@ struct server_options {
   std::size_t header_limit = 16u << 10;
   std::chrono::seconds read_timeout{15};              // per request (header and body), and per write
   std::chrono::seconds idle_timeout{60};              // between keep-alive requests
-  /// Connections open at once. Above it the listener stops accepting (new connections wait in
-  /// the kernel's backlog) until one closes: no spinning on EMFILE, no fd left for nothing else.
+  /// Connections open at once. A connection past it is refused at once (503 over plain HTTP,
+  /// closed over TLS) and counted, never queued; set below the fd limit, so refusing has fds left.
   std::size_t max_connections = 10'000;
   /// Requests read ahead of their answers on one connection: a client that never reads its
   /// responses holds at most this many (and what the socket buffers take).
@@ -73,7 +73,6 @@ class server {
   const access_log& log_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer accept_pause_;  // after an accept error
-  std::atomic<bool> accept_paused_{false};  // at max_connections: the next session to end resumes
   std::uint16_t bound_port_ = 0;
   std::atomic<bool> draining_{false};
   std::atomic<std::size_t> live_sessions_{0};

@@ -21,7 +21,7 @@ class server_metrics {
   telemetry::gauge connections_open;
   telemetry::counter connections_accepted;
   telemetry::gauge connections_max;              // the limit in force
-  telemetry::counter accepts_paused;             // times the listener stopped at the limit
+  telemetry::counter connections_refused;        // refused past the connection limit
   telemetry::gauge requests_in_flight;
   telemetry::gauge read_buffers;                 // connections holding a read buffer
   telemetry::counter tls_handshake_failures;
