@@ -51,10 +51,14 @@ export function setLink(host, up) {
   ip("link", "set", host.outside, up ? "up" : "down");
 }
 
-/** Whether this process may make namespaces (root, or CAP_NET_ADMIN and CAP_SYS_ADMIN). */
+/**
+ * Whether this process may make namespaces and enter them (root, or CAP_NET_ADMIN and
+ * CAP_SYS_ADMIN, on a root that is a mount point: in a chroot `ip -n` cannot remount /sys).
+ */
 export function canMakeHosts() {
   const probe = "z402f-probe";
   if (spawnSync("ip", ["netns", "add", probe], { stdio: "ignore" }).status !== 0) return false;
+  const entered = spawnSync("ip", ["-n", probe, "link", "set", "lo", "up"], { stdio: "ignore" }).status === 0;
   spawnSync("ip", ["netns", "del", probe], { stdio: "ignore" });
-  return true;
+  return entered;
 }

@@ -60,7 +60,17 @@ async function quiet(nodes, ms) {
 export async function runCampaign({ seed, minutes, bazaar, out, plant, faults, log }) {
   const random = seeded(seed);
   mkdirSync(out, { recursive: true });
-  const hosts = [0, 1, 2].map(makeHost);
+  const hosts = [];
+  const removeHosts = () => {
+    for (const index of [0, 1, 2]) removeHost(index);
+    removeHostsRoute();
+  };
+  try {
+    for (const index of [0, 1, 2]) hosts.push(makeHost(index));
+  } catch (e) {
+    removeHosts();  // nothing half-made is left behind
+    throw e;
+  }
   const certs = certificates(out, hosts);
   const names = ["primary", "follower-a", "follower-b"];
   const dirs = names.map((n) => join(out, n));
@@ -125,8 +135,7 @@ export async function runCampaign({ seed, minutes, bazaar, out, plant, faults, l
       await n.signal("SIGTERM");
     }
     for (const p of proxies) await p.close();
-    for (const h of hosts) removeHost(h.index);
-    removeHostsRoute();
+    removeHosts();
     history.save(join(out, "history.jsonl"));
   }
 }
