@@ -195,25 +195,46 @@ test("tool results come from a cache per catalog version: made once, each answer
   const counts = async () => {
     const text = await (await fetch(`${server.url}/metrics`)).text();
     const value = (source) => Number(text.match(new RegExp(`^z402_mcp_results_total\\{source="${source}"\\} (\\d+)$`, "m"))[1]);
-    return { made: value("made"), cache: value("cache") };
+    return { made: value("made"), cache: value("cache"), repeat: value("repeat") };
   };
-  const moved = async (from) => { const now = await counts(); return { made: now.made - from.made, cache: now.cache - from.cache }; };
+  const moved = async (from) => {
+    const now = await counts();
+    return { made: now.made - from.made, cache: now.cache - from.cache, repeat: now.repeat - from.repeat };
+  };
 
   const start = await counts();
   const search = { query: "forecast for a city", limit: 1 };
   const first = await call(7, "search_resources", search);
   const again = await call("seven", "search_resources", search);
   assert.equal(first.status, 200);
-  assert.deepEqual(await moved(start), { made: 1, cache: 1 });
   assert.equal(JSON.parse(first.text).id, 7);
   assert.equal(JSON.parse(again.text).id, "seven");
   assert.equal(again.text, first.text.replace('"id":7,', '"id":"seven",'), "the same bytes but the id");
+  // The same message but its id is answered from memory, without being parsed again (per io
+  // thread: fetch keeps its one connection, so these land on one thread).
+  for (const id of [100, 101, 102, 103]) assert.equal((await call(id, "search_resources", search)).text, first.text.replace('"id":7,', `"id":${id},`));
+  const repeated = await moved(start);
+  assert.equal(repeated.made, 1);
+  assert.equal(repeated.cache + repeated.repeat, 5);
+  assert.ok(repeated.repeat >= 1, `a message repeated but for its id is answered from memory: ${JSON.stringify(repeated)}`);
+  // The same arguments written otherwise are another message: the cache answers it.
+  const reordered = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ id: 70, jsonrpc: "2.0", method: "tools/call", params: { arguments: { limit: 1, query: search.query }, name: "search_resources" } }) });
+  assert.equal(await reordered.text(), first.text.replace('"id":7,', '"id":70,'));
+  assert.deepEqual(await moved(start), { ...repeated, cache: repeated.cache + 1 });
+  // An id written with an escape takes the whole path, and is answered as that path writes it.
+  const escaped = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json" },
+    body: `{"jsonrpc":"2.0","id":"s\\u0065ven","method":"tools/call","params":{"name":"search_resources","arguments":${JSON.stringify(search)}}}` });
+  assert.equal(await escaped.text(), again.text);
+  assert.deepEqual(await moved(start), { ...repeated, cache: repeated.cache + 2 });
   await call(8, "search_resources", { ...search, limit: 2 });
-  assert.deepEqual(await moved(start), { made: 2, cache: 1 }, "other arguments, another result");
+  const later = { ...repeated, made: 2, cache: repeated.cache + 2 };
+  assert.deepEqual(await moved(start), later, "other arguments, another result");
   const refused = await call(9, "search_resources", { ...search, limit: 0 });
-  await call(10, "search_resources", { ...search, limit: 0 });
+  const refusedAgain = await call(10, "search_resources", { ...search, limit: 0 });
   assert.equal(JSON.parse(refused.text).error.code, -32602);
-  assert.deepEqual(await moved(start), { made: 2, cache: 1 }, "a refusal is neither made nor kept");
+  assert.equal(JSON.parse(refusedAgain.text).error.code, -32602, "a refusal is not answered from memory");
+  assert.deepEqual(await moved(start), later, "a refusal is neither made nor kept");
 
   const listed = async () => JSON.parse((await call(11, "list_resources", { limit: 100 })).text).result.structuredContent.items.length;
   assert.equal(await listed(), 9);

@@ -4,6 +4,7 @@
 #include "fixtures.hpp"
 #include "routes/gzip_cache.hpp"
 #include "routes/list_query.hpp"
+#include "routes/mcp_repeats.hpp"
 #include "routes/page_files.hpp"
 #include "routes/read_response.hpp"
 #include "z402/core/gzip.hpp"
@@ -270,6 +271,44 @@ CAF_TEST(a gzip member framed around text deflated once reads as the head then t
   auto broken = member(head, "}");
   broken[broken.size() - 8] ^= 1;
   CAF_CHECK_EQUAL(gunzip(broken), "invalid");
+}
+
+CAF_TEST(the plain id of a message is found at its top level and nowhere else) {
+  auto id_of = [](std::string_view m) -> std::string {
+    auto span = routes::plain_id_span(m);
+    return span ? std::string{m.substr(span->first, span->second)} : std::string{"none"};
+  };
+  CAF_CHECK_EQUAL(id_of(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"id":1}}})"), "7");
+  CAF_CHECK_EQUAL(id_of(R"( { "id" : "a-b c" , "method":"m"} )"), R"("a-b c")");
+  // Braces, commas and an "id" inside strings and nested values are skipped.
+  CAF_CHECK_EQUAL(id_of(R"({"method":"m","params":{"q":"},\"id\":5","l":[{"id":3}]},"id":12})"), "12");
+  CAF_CHECK_EQUAL(id_of(R"({"id":18446744073709551615})"), "18446744073709551615");
+  CAF_CHECK_EQUAL(id_of(R"({"id":-9223372036854775808})"), "-9223372036854775808");
+  // Anything else takes the full path.
+  for (auto m : {R"({"method":"m"})", R"({"id":1,"id":2})", R"({"id":null})", R"({"id":1.5})", R"({"id":1e3})", R"({"id":-0})",
+                 R"({"id":01})", R"({"id":18446744073709551616})", R"({"id":"s\u0065ven"})", "{\"id\":\"caf\xc3\xa9\"}", R"({"id":[1]})",
+                 R"([{"id":1}])", R"({"id":1} x)", R"({"id":1)", R"({"id":"open)", R"({"id":})", ""})
+    CAF_CHECK_EQUAL(id_of(m), "none");
+}
+
+CAF_TEST(a message is answered again from memory only at the same version for the same owner and bytes but the id) {
+  auto result = std::make_shared<const mcp::kept_result>(mcp::kept_result{R"({"content":[]})", std::nullopt});
+  int owner = 0, other = 0;
+  const std::string first = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_resources"}})";
+  routes::remember_repeat(&owner, first, {1, 5}, result);
+  auto again = routes::find_repeat(&owner, R"({"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"list_resources"}})", {1, 5});
+  CAF_REQUIRE(again);
+  CAF_CHECK_EQUAL(again->id, R"("two")");
+  CAF_CHECK(again->result == result);
+  again.reset();
+  CAF_CHECK(!routes::find_repeat(&other, first, {1, 5}));
+  CAF_CHECK(!routes::find_repeat(&owner, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_resource"}})", {1, 5}));
+  CAF_CHECK(!routes::find_repeat(&owner, first, {2, 5}));  // another run: let go
+  CAF_CHECK(!routes::find_repeat(&owner, first, {1, 5}));
+  routes::remember_repeat(&owner, first, {1, 5}, result);
+  CAF_CHECK(!routes::find_repeat(&owner, first, {1, 6}));  // a newer version: let go
+  CAF_CHECK(!routes::find_repeat(&owner, first, {1, 5}));
+  CAF_CHECK_EQUAL(result.use_count(), 1);  // nothing holds the result any more
 }
 
 CAF_TEST(a page is compressed once per ETag and once compressed is not rendered again) {

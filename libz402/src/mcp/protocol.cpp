@@ -49,6 +49,11 @@ std::string result_json(const tool_result& r) {
   return out;
 }
 
+std::string result_head(std::string_view id_json) {
+  std::string head = R"({"jsonrpc":"2.0","id":)";
+  return head.append(id_json).append(R"(,"result":)");
+}
+
 std::string server::outcome::text() const {
   if (!body || !result) return body.value_or(std::string{});
   std::string out;
@@ -128,7 +133,7 @@ server::outcome server::dispatch(const json::value& id, std::string_view method,
     auto* made = std::get_if<tool_result>(&answer);
     // The result is spliced after the id, never copied into the answer: the HTTP server writes
     // the two (and the closing brace) as one gathered write.
-    return {R"({"jsonrpc":"2.0","id":)" + json::serialize(id) + R"(,"result":)", false,
+    return {result_head(json::serialize(id)), false,
             made ? std::make_shared<const kept_result>(kept_result{result_json(*made), std::nullopt}) : std::get<shared_result>(std::move(answer))};
   }
   return {error_response(id, {rpc_code::method_not_found, "unknown method " + std::string{method}, {}})};

@@ -1,6 +1,7 @@
 #include "routes/catalog_mcp.hpp"
 
 #include "routes/list_query.hpp"
+#include "routes/mcp_repeats.hpp"
 #include "routes/read_response.hpp"
 #include "routes/resource_query.hpp"
 #include "routes/search_query.hpp"
@@ -133,6 +134,11 @@ std::variant<query_params, mcp::rpc_error> params_of(const json::object& args, s
   return params;
 }
 
+/// What the last tools/call on this thread answered with a result that depends on its arguments
+/// and snapshot alone (mcp_repeats.hpp): the version it was made for. Set by call_tool, read by
+/// handle_mcp around mcp::server::handle, on the same thread.
+thread_local std::optional<cache_version> repeatable_call;
+
 /// Where a tool's result is kept: the snapshot's run and version, the tool, and its arguments as
 /// read, each value with its length (no two argument lists share a key). The whole text is the
 /// key, compared in full: a hash alone could be made to meet another request's. Written into
@@ -150,7 +156,7 @@ std::string_view result_key(const catalog::snapshot& snap, std::string_view tool
 /// answer alone.
 template <class Make>
 mcp::tool_answer answer(read_state& reads, const catalog::snapshot& snap, std::string_view tool, const query_params& params,
-                        Make&& make) {
+                        bool repeatable, Make&& make) {
   std::optional<mcp::tool_answer> refusal;
   auto kept = reads.mcp_results.get(result_key(snap, tool, params), {snap.epoch, snap.version},
                                     [&]() -> std::optional<std::pair<mcp::kept_result, std::size_t>> {
@@ -165,8 +171,9 @@ mcp::tool_answer answer(read_state& reads, const catalog::snapshot& snap, std::s
                                       auto bytes = kept.json.size() + (kept.deflated ? kept.deflated->blocks.size() : 0);
                                       return std::pair{std::move(kept), bytes};
                                     });
-  if (kept) return kept->value;
   if (refusal) return std::move(*refusal);
+  if (repeatable) repeatable_call = cache_version{snap.epoch, snap.version};
+  if (kept) return kept->value;
   return make();
 }
 
@@ -181,7 +188,8 @@ mcp::tool_answer call_tool(const catalog::engine& engine, read_state& reads, std
     // A cursor is redeemed on every call, as on GET: a kept page is never a way past its expiry.
     auto req = read_search_request(p, reads.cursors, now);
     if (!req) return refused(req.error());
-    return answer(reads, *snap, name, p, [&]() -> mcp::tool_answer {
+    // A page asked for by cursor is not answered again from memory: its cursor is redeemed each time.
+    return answer(reads, *snap, name, p, !p.contains("cursor"), [&]() -> mcp::tool_answer {
       shown_items shown;
       auto body = render_search(*snap, *req, reads.cursors, now, &shown);
       auto more = body.ends_with(R"("cursor":null}})") ? std::string_view{} : std::string_view{"cursor"};
@@ -196,7 +204,7 @@ mcp::tool_answer call_tool(const catalog::engine& engine, read_state& reads, std
     auto& p = std::get<query_params>(params);
     auto req = read_list_request(p);
     if (!req) return refused(req.error());
-    return answer(reads, *snap, name, p, [&]() -> mcp::tool_answer {
+    return answer(reads, *snap, name, p, true, [&]() -> mcp::tool_answer {
       shown_items shown;
       auto body = render_list(snap, *req, &shown).flatten();
       auto text = summary(shown, "catalog page");
@@ -209,7 +217,7 @@ mcp::tool_answer call_tool(const catalog::engine& engine, read_state& reads, std
   auto& p = std::get<query_params>(params);
   if (!p.contains("url")) return refused({errc::invalid_filter, "url", "argument url is required"});
   p.emplace("type", p.contains("toolName") ? "mcp" : "http");
-  return answer(reads, *snap, name, p, [&]() -> mcp::tool_answer {
+  return answer(reads, *snap, name, p, true, [&]() -> mcp::tool_answer {
     shown_items shown;
     auto body = render_resource(*snap, p, &shown);
     if (!body) {
@@ -242,7 +250,37 @@ mcp::server make_catalog_mcp(const catalog::engine& engine, read_state& reads) {
                      catalog_tools(), [&engine, &reads](std::string_view name, const json::object& args) { return call_tool(engine, reads, name, args); }};
 }
 
-http::response handle_mcp(const node_identity& node, const mcp::server& mcp, const http::request& req) {
+namespace {
+
+/// The answer to a tools/call with a kept `result` after `head` (mcp::result_head): written as it
+/// is, not copied into the answer, and held until it is sent; deflated once, for a client that
+/// takes gzip.
+http::response tool_response(const http::request& req, std::string head, mcp::shared_result result) {
+  bool gzipped = result->deflated && accepts_gzip(req);
+  auto res = [&] {
+    if (!gzipped) return rpc_http(200, std::move(head));
+    auto frame = compression::frame_gzip(head, *result->deflated, "}");
+    auto gz = rpc_http(200, std::move(frame.before));
+    gz.set(http::bhttp::field::content_encoding, "gzip");
+    gz.body().pieces.push_back(boost::asio::buffer(result->deflated->blocks));
+    gz.body().suffix = std::move(frame.after);
+    return gz;
+  }();
+  res.set(http::bhttp::field::vary, "Accept-Encoding");
+  auto& body = res.body();
+  if (!gzipped) {
+    body.pieces.push_back(boost::asio::buffer(result->json));
+    body.suffix = "}";
+  }
+  body.keep_alive = std::move(result);
+  res.prepare_payload();
+  return res;
+}
+
+}  // namespace
+
+http::response handle_mcp(const node_identity& node, const mcp::server& mcp, const catalog::engine& engine, read_state& reads,
+                          const http::request& req) {
   // DNS rebinding (the spec's security warning): a browser page of another origin must not
   // reach this server. Requests without Origin (agents, curl) are not from a browser.
   if (auto origin = header(req, "Origin"); !origin.empty()) {
@@ -259,6 +297,12 @@ http::response handle_mcp(const node_identity& node, const mcp::server& mcp, con
                                                        {}}));
   if (auto ct = header(req, "Content-Type"); ct.substr(0, ct.find(';')) != "application/json")
     return rpc_http(415, mcp::error_response(nullptr, {mcp::rpc_code::invalid_request, "send the message as application/json", {}}));
+  auto snap = engine.snapshots().load_cached();
+  if (auto again = find_repeat(&reads, req.body(), {snap->epoch, snap->version})) {
+    reads.mcp_repeats.add();
+    return tool_response(req, mcp::result_head(again->id), again->result);
+  }
+  repeatable_call.reset();
   auto outcome = mcp.handle(req.body());
   if (!outcome.body) {
     http::response res{http::bhttp::status::accepted, 11};
@@ -267,27 +311,8 @@ http::response handle_mcp(const node_identity& node, const mcp::server& mcp, con
   }
   auto& result = outcome.result;
   if (!result) return rpc_http(outcome.malformed ? 400 : 200, std::move(*outcome.body));
-  // A tools/call result, kept for others too: written after the head as it is, not copied into
-  // the answer, and held until it is sent; deflated once, for a client that takes gzip.
-  bool gzipped = result->deflated && accepts_gzip(req);
-  auto res = [&] {
-    if (!gzipped) return rpc_http(200, std::move(*outcome.body));
-    auto frame = compression::frame_gzip(*outcome.body, *result->deflated, "}");
-    auto gz = rpc_http(200, std::move(frame.before));
-    gz.set(http::bhttp::field::content_encoding, "gzip");
-    gz.body().pieces.push_back(boost::asio::buffer(result->deflated->blocks));
-    gz.body().suffix = std::move(frame.after);
-    return gz;
-  }();
-  res.set(http::bhttp::field::vary, "Accept-Encoding");
-  auto& body = res.body();
-  if (!gzipped) {
-    body.pieces.push_back(boost::asio::buffer(result->json));
-    body.suffix = "}";
-  }
-  body.keep_alive = std::move(result);
-  res.prepare_payload();
-  return res;
+  if (repeatable_call) remember_repeat(&reads, req.body(), *repeatable_call, result);
+  return tool_response(req, std::move(*outcome.body), std::move(result));
 }
 
 }  // namespace z402::routes

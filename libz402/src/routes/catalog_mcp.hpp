@@ -15,7 +15,10 @@ inline constexpr std::size_t mcp_body_limit = 64u << 10;
 mcp::server make_catalog_mcp(const catalog::engine& engine, read_state& reads);
 
 /// Answers one POST: Origin and MCP-Protocol-Version checked first (403, 400), then the
-/// JSON-RPC message: 200 with a JSON answer, 202 for a notification, 400 for a malformed one.
-http::response handle_mcp(const node_identity& node, const mcp::server& mcp, const http::request& req);
+/// JSON-RPC message: 200 with a JSON answer, 202 for a notification, 400 for a malformed one. A
+/// tools/call that repeats one answered before at `engine`'s snapshot, but for its id, is
+/// answered from memory (mcp_repeats.hpp).
+http::response handle_mcp(const node_identity& node, const mcp::server& mcp, const catalog::engine& engine, read_state& reads,
+                          const http::request& req);
 
 }  // namespace z402::routes

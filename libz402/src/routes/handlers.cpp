@@ -274,7 +274,7 @@ std::optional<http::response> bazaar_handler::on_request(http::request& req, std
     handle_settlement(routes_, req, reply);
     return std::nullopt;
   }
-  if (r == route::mcp) return handle_mcp(routes_.node, mcp_, req);
+  if (r == route::mcp) return handle_mcp(routes_.node, mcp_, routes_.engine, routes_.reads, req);
   if (r != route::declarations) return handle_read(routes_, req, r);
   if (req.method() == http::bhttp::verb::delete_) routes_.declarations.delist(req, *known.writer, reply);
   else routes_.declarations.declare(req, *known.writer, std::move(*known.body_bytes), reply);

@@ -40,6 +40,7 @@ struct read_state {
   gzip_cache gzip{gzip_cache_budget};   // compressed catalog pages
   page_files pages{page_files_budget};  // plain catalog pages in files, for sendfile
   mcp_result_cache mcp_results{mcp_result_cache_budget};  // tools/call results of /discovery/mcp
+  telemetry::counter mcp_repeats;  // tools/call messages answered again from memory (mcp_repeats.hpp)
 };
 
 /// GET /metrics: off, the route answers 404. The transport counts into `http`.

@@ -92,10 +92,11 @@ http::response metrics_response(const bazaar_routes& app) {
   out.sample("z402_page_files_total", {{"source", "cache"}}, app.reads.pages.hits.value());
   out.sample("z402_page_files_total", {{"source", "earlier_version"}}, app.reads.pages.reused.value());
   out.family("z402_mcp_results_total", "counter",
-             "tools/call results of /discovery/mcp answered, by whether they were made for this answer or came from the "
-             "cache (kept per snapshot version and arguments).");
+             "tools/call results of /discovery/mcp answered, by whether they were made for this answer, came from the "
+             "cache (kept per snapshot version and arguments), or answered a message that repeats one but for its id.");
   out.sample("z402_mcp_results_total", {{"source", "made"}}, app.reads.mcp_results.made.value());
   out.sample("z402_mcp_results_total", {{"source", "cache"}}, app.reads.mcp_results.hits.value());
+  out.sample("z402_mcp_results_total", {{"source", "repeat"}}, app.reads.mcp_repeats.value());
   out.family("z402_page_cache_bytes", "gauge", "Bytes of the pages a read cache holds, within its budget.");
   out.sample("z402_page_cache_bytes", {{"cache", "gzip"}}, static_cast<std::uint64_t>(app.reads.gzip.held_bytes()));
   out.sample("z402_page_cache_bytes", {{"cache", "file"}}, static_cast<std::uint64_t>(app.reads.pages.held_bytes()));

@@ -69,6 +69,9 @@ struct kept_result {
 using shared_result = std::shared_ptr<const kept_result>;
 /// The JSON text of `r`'s result object.
 std::string result_json(const tool_result& r);
+/// What a tools/call answer holds before its result: {"jsonrpc":"2.0","id":ID,"result": with
+/// `id_json` the id's JSON text.
+std::string result_head(std::string_view id_json);
 
 using tool_answer = std::variant<tool_result, shared_result, rpc_error>;
 using tool_call = std::function<tool_answer(std::string_view name, const boost::json::object& arguments)>;
