@@ -1,5 +1,7 @@
 #include "http/refusal.hpp"
 
+#include "z402/http/message.hpp"
+
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
@@ -7,22 +9,25 @@
 #include <array>
 #include <chrono>
 #include <memory>
-#include <string_view>
+#include <string>
 
 namespace z402::http {
 namespace {
 
 using tcp = boost::asio::ip::tcp;
 
-constexpr std::string_view refusal_body =
-    R"({"error":"overloaded","message":"the server has as many connections open as it is configured for; retry in a second"})";
 constexpr std::chrono::seconds linger{1};
 
-/// The whole answer, made once.
+/// The whole answer, made once: the error shape every answer has (error_response), its code
+/// `overloaded` (503), and the head a connection that is closed after it needs.
 const std::string& refusal_answer() {
-  static const std::string answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
-                                    "Connection: close\r\nContent-Length: " +
-                                    std::to_string(refusal_body.size()) + "\r\n\r\n" + std::string{refusal_body};
+  static const std::string answer = [] {
+    auto res = error_response(error{errc::overloaded, {},
+                                    "the server has as many connections open as it is configured for; retry in a second"});
+    return "HTTP/1.1 " + std::to_string(res.result_int()) + " Service Unavailable\r\nContent-Type: application/json\r\n"
+           "Retry-After: 1\r\nConnection: close\r\nContent-Length: " + std::to_string(res.body().size()) + "\r\n\r\n" +
+           std::string{res.body()};
+  }();
   return answer;
 }
 

@@ -44,7 +44,7 @@ void server_metrics::render(telemetry::prometheus_text& out) const {
   out.sample("z402_http_connections_open", {}, connections_open.value());
   out.family("z402_http_connections_accepted_total", "counter", "Client connections accepted.");
   out.sample("z402_http_connections_accepted_total", {}, connections_accepted.value());
-  out.family("z402_http_connections_max", "gauge", "Connections open at once above which new ones wait in the backlog.");
+  out.family("z402_http_connections_max", "gauge", "Connections open at once past which new ones are refused.");
   out.sample("z402_http_connections_max", {}, connections_max.value());
   out.family("z402_http_connections_refused_total", "counter", "Client connections refused past the connection limit.");
   out.sample("z402_http_connections_refused_total", {}, connections_refused.value());
