@@ -197,8 +197,7 @@ export function check(events, meta) {
       return o.complete.type === "ok";
     });
     // A failure counts from when its last fiu-ctrl command took effect.
-    const failing = faults.filter((f) => f.kind === "disk-failing" && f.applied)
-      .map((f) => ({ ...f, start: f.appliedAt ?? f.start, end: Math.min(f.end, primaryKills.find((k) => k >= f.start) ?? Infinity) }));
+    const failing = diskWindows.filter((w) => w.kind === "disk-failing").map((w) => ({ ...w, start: w.appliedAt ?? w.start }));
     const anyDisk = faults.filter((f) => f.kind.startsWith("disk-"));
     let checked = 0;
     for (const o of byF("health").filter((h) => h.invoke.node === meta.primary && h.complete.type === "ok")) {
