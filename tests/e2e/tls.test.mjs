@@ -2,14 +2,16 @@
 // CA and certificates the test makes (openssl CLI). TLS 1.2 and 1.3 only, HTTP/1.1 over ALPN,
 // wrong host and expired certificates refused by the clients, a certificate rotated on disk
 // picked up by new connections while an open one keeps working, a key readable by others
-// refused at start, and the demo service on the same option.
+// refused at start, pipelined and slow readers, timeouts, session resumption, and the demo
+// service on the same option.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import net from "node:net";
 import tls from "node:tls";
-import { newDataDir, removeDataDir, startServer, stopServer, startDemo, addProvider, sleep, freePort, termsFile, item, declare } from "./lib/server.mjs";
+import { newDataDir, removeDataDir, startServer, stopServer, startDemo, addProvider, sleep, scaled, freePort, termsFile, item, declare } from "./lib/server.mjs";
 import { makeCa, makeServerCert, replaceCert } from "./lib/tls.mjs";
 
 let dir, ca, first, second, live, server;
@@ -41,12 +43,15 @@ function nodeFetch(url, caFile) {
   return r.stdout.trim();
 }
 
-/** Opens a TLS connection; resolves {socket, serial, protocol, alpn} once it is up. */
+/** Opens a TLS connection; resolves {socket, serial, protocol, alpn, ticket} once it is up
+ *  (ticket(): the last session ticket the server gave, TLS 1.2's during the handshake). */
 function tlsConnect(port, options = {}) {
   return new Promise((resolve, reject) => {
+    let ticket;
     const socket = tls.connect({ host: "127.0.0.1", port, servername: "localhost", ca: options.ca, ALPNProtocols: ["http/1.1"], ...options }, () => {
-      resolve({ socket, serial: socket.getPeerCertificate().serialNumber, protocol: socket.getProtocol(), alpn: socket.alpnProtocol });
+      resolve({ socket, serial: socket.getPeerCertificate().serialNumber, protocol: socket.getProtocol(), alpn: socket.alpnProtocol, ticket: () => ticket });
     });
+    socket.on("session", (s) => (ticket = s));
     socket.once("error", reject);
   });
 }
@@ -202,6 +207,147 @@ test("plain HTTP beyond loopback starts with one warning line", async () => {
   assert.match(warnings[0], /^z402-bazaar: warning: listening beyond loopback without TLS/);
   // on loopback, no such line
   assert.doesNotMatch(server.log(), /without TLS/);
+});
+
+const get = (path) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
+const pagePath = "/discovery/resources?payTo=uregtest1pages&limit=100";  // the 60 items declared above
+
+/** Collects what `socket` receives; `answers(n)` resolves with the first n answers, each
+ *  {status, body}, once each has its whole Content-Length (parsed as the bytes arrive). */
+function collect(socket) {
+  const answers = [];
+  const waiting = [];
+  let pending = Buffer.alloc(0);
+  socket.on("data", (d) => {
+    pending = pending.length ? Buffer.concat([pending, d]) : d;
+    for (;;) {
+      const head = pending.indexOf("\r\n\r\n");
+      if (head < 0) break;
+      const header = pending.subarray(0, head).toString("latin1");
+      const length = Number(/content-length: (\d+)/i.exec(header)?.[1] ?? 0);
+      if (pending.length < head + 4 + length) break;
+      answers.push({ status: header.split("\r\n")[0], body: pending.subarray(head + 4, head + 4 + length).toString("utf8") });
+      pending = pending.subarray(head + 4 + length);
+    }
+    for (const w of waiting.filter((w) => answers.length >= w.n)) {
+      waiting.splice(waiting.indexOf(w), 1);
+      w.resolve(answers.slice(0, w.n));
+    }
+  });
+  return {
+    answers: (n, ms = 10000) => Promise.race([
+      new Promise((resolve) => (answers.length >= n ? resolve(answers.slice(0, n)) : waiting.push({ n, resolve }))),
+      sleep(ms).then(() => { throw new Error(`fewer than ${n} whole answers within ${ms} ms: ${answers.length}`); }),
+    ]),
+  };
+}
+
+const metricOf = (text, name) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(text)?.[1]);
+
+test("over TLS: requests pipelined in one segment, a header in pieces and many records each answered whole; a connection between requests holds no read buffer", async () => {
+  const caPem = readFileSync(ca);
+  const page = curl(["--cacert", ca, `https://127.0.0.1:${server.port}${pagePath}`]).stdout;
+  assert.ok(page.length > 3 * 16384, "the page spans several TLS records");
+  // Three requests as three TLS records in one write: OpenSSL reads them ahead of the parser,
+  // and the second and third are answered from what it holds, not waited for on the socket.
+  const conn = await tlsConnect(server.port, { ca: caPem });
+  const got = collect(conn.socket);
+  conn.socket.cork();
+  for (const path of ["/health", pagePath, "/health"]) conn.socket.write(get(path));
+  conn.socket.uncork();
+  const answers = await got.answers(3);
+  assert.deepEqual(answers.map((a) => a.status), Array(3).fill("HTTP/1.1 200 OK"));
+  assert.equal(answers[1].body, page);
+  // A header in two records, the second later.
+  conn.socket.write("GET /health HT");
+  await sleep(100);
+  conn.socket.write("TP/1.1\r\nHost: localhost\r\n\r\n");
+  assert.equal((await got.answers(4))[3].status, "HTTP/1.1 200 OK");
+  // Twenty more connections, answered once each, then idle: none holds a read buffer (the
+  // scrape's own connection does while it is answered).
+  const idle = await Promise.all(Array.from({ length: 20 }, () => tlsConnect(server.port, { ca: caPem })));
+  await Promise.all(idle.map((c) => requestOn(c.socket, "/health")));
+  const scrape = () => curl(["--cacert", ca, `https://127.0.0.1:${server.port}/metrics`]).stdout;
+  let text = scrape();
+  for (let i = 0; i < 50 && metricOf(text, "z402_http_read_buffers") !== 1; i++) {
+    await sleep(20);
+    text = scrape();
+  }
+  assert.equal(metricOf(text, "z402_http_read_buffers"), 1, text.split("\n").filter((l) => /read_buffers|connections_open/.test(l)).join("; "));
+  assert.ok(metricOf(text, "z402_http_connections_open") >= 22);
+  // Each idle connection's next request is read and answered.
+  assert.deepEqual(await Promise.all(idle.map((c) => requestOn(c.socket, "/health"))), Array(20).fill("HTTP/1.1 200 OK"));
+  for (const c of [conn, ...idle]) c.socket.destroy();
+});
+
+test("over TLS: a reader that stops reading gets every answer whole once it reads again", async () => {
+  const page = curl(["--cacert", ca, `https://127.0.0.1:${server.port}${pagePath}`]).stdout;
+  const conn = await tlsConnect(server.port, { ca: readFileSync(ca) });
+  const got = collect(conn.socket);
+  // 200 pages (about 14 MB) with nobody reading: the sockets fill, and the server's writes wait
+  // for room in the middle of a page.
+  conn.socket.pause();
+  conn.socket.write(get(pagePath).repeat(200));
+  await sleep(700);
+  conn.socket.resume();
+  const answers = await got.answers(200, 30000);
+  assert.ok(answers.every((a) => a.status === "HTTP/1.1 200 OK" && a.body === page), "every page whole and in order");
+  assert.equal(await requestOn(conn.socket, "/health"), "HTTP/1.1 200 OK");
+  conn.socket.destroy();
+});
+
+test("over TLS: an idle connection, a handshake never begun and a reader that never reads are closed after the configured timeouts", async () => {
+  const other = newDataDir();
+  writeFileSync(join(other, "config.json"), JSON.stringify({ connections: { idleTimeoutSeconds: 1, requestTimeoutSeconds: 2 } }));
+  const s = await startServer(other, ["--tls-cert", second.cert, "--tls-key", second.key]);
+  try {
+    const caPem = readFileSync(ca);
+    const idle = await tlsConnect(s.port, { ca: caPem });
+    const idleClosed = new Promise((resolve) => idle.socket.on("close", () => resolve(Date.now())));
+    assert.equal(await requestOn(idle.socket, "/health"), "HTTP/1.1 200 OK");
+    const answered = Date.now();
+    const idleFor = (await idleClosed) - answered;
+    assert.ok(idleFor >= 800 && idleFor < 2500, `closed after ${idleFor} ms idle (timeout 1 s)`);
+    // TCP connected, no ClientHello: dropped after the request timeout, counted as a failed handshake.
+    const silent = net.connect(s.port, "127.0.0.1");
+    const started = Date.now();
+    const silentFor = (await new Promise((resolve) => silent.on("close", () => resolve(Date.now())))) - started;
+    assert.ok(silentFor >= 1800 && silentFor < 4000, `a silent client dropped after ${silentFor} ms (timeout 2 s)`);
+    const scrape = () => curl(["--cacert", ca, `https://127.0.0.1:${s.port}/metrics`]).stdout;
+    assert.equal(metricOf(scrape(), "z402_tls_handshake_failures_total"), 1);
+    // A reader that never reads while its answers fill the socket: cut off after the request
+    // timeout. (A paused socket does not see its close: the server's count of open connections,
+    // less the scrape's own, says when it is gone.)
+    const stalled = await tlsConnect(s.port, { ca: caPem });
+    stalled.socket.pause();
+    stalled.socket.write(get("/metrics").repeat(2000));
+    const stalledAt = Date.now();
+    await sleep(1200);
+    assert.equal(metricOf(scrape(), "z402_http_connections_open") - 1, 1, "a stalled reader is not cut off before the request timeout");
+    while (metricOf(scrape(), "z402_http_connections_open") - 1 !== 0 && Date.now() - stalledAt < scaled(8000)) await sleep(100);
+    const stalledFor = Date.now() - stalledAt;
+    assert.ok(stalledFor >= 1500 && stalledFor < scaled(8000), `a stalled reader cut off after ${stalledFor} ms (timeout 2 s)`);
+    stalled.socket.destroy();
+  } finally {
+    await stopServer(s);
+    removeDataDir(other);
+  }
+});
+
+test("a client that reconnects resumes its session with the ticket it was given (TLS 1.3 and 1.2)", async () => {
+  const caPem = readFileSync(ca);
+  for (const maxVersion of ["TLSv1.3", "TLSv1.2"]) {
+    const first = await tlsConnect(server.port, { ca: caPem, maxVersion });
+    assert.equal(await requestOn(first.socket, "/health"), "HTTP/1.1 200 OK");
+    const session = first.ticket();
+    assert.ok(session, `${maxVersion}: a ticket was given`);
+    first.socket.destroy();
+    const again = await tlsConnect(server.port, { ca: caPem, maxVersion, session });
+    assert.equal(again.socket.isSessionReused(), true, `${maxVersion}: the session is resumed`);
+    assert.equal(again.protocol, maxVersion);
+    assert.equal(await requestOn(again.socket, "/health"), "HTTP/1.1 200 OK");
+    again.socket.destroy();
+  }
 });
 
 test("the demo service serves its paid routes over HTTPS with the same option", async () => {

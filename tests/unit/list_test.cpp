@@ -645,7 +645,7 @@ CAF_TEST(a page file holds the text pieces and suffix of the page byte for byte)
   auto file = http::page_file::write(page);
   CAF_REQUIRE(file);
   CAF_REQUIRE_EQUAL(file->size(), page.payload_size());
-  CAF_CHECK(file->read() == page.flatten());
+  CAF_CHECK(file->bytes() == page.flatten());
   // A body that is the file reads as the page.
   routes::page_files files{routes::page_files_budget};
   auto size = file->size();

@@ -15,7 +15,7 @@ std::uint64_t response_text::payload_size() const {
 }
 
 std::string response_text::flatten() const {
-  if (file) return file->read();
+  if (file) return std::string{file->bytes()};
   std::string out;
   out.reserve(payload_size());
   out.append(*this);

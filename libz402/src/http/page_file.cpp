@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <stdexcept>
 
 namespace z402::http {
 
@@ -24,28 +23,15 @@ std::optional<page_file> page_file::write(const response_text& page) {
     if (n <= 0) return std::nullopt;  // out of memory for the file: closed with it
     consume_iov(iov, at, static_cast<std::size_t>(n));
   }
+  void* map = ::mmap(nullptr, file.size_, PROT_READ, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) return std::nullopt;  // out of address space or mappings: closed with it
+  file.map_ = static_cast<const char*>(map);
   return file;
 }
 
 page_file::~page_file() {
+  if (map_) ::munmap(const_cast<char*>(map_), size_);
   if (fd_ >= 0) ::close(fd_);
-}
-
-ssize_t page_file::read_at(char* out, std::size_t size, std::size_t offset) const {
-  for (;;) {
-    auto n = ::pread(fd_, out, size, static_cast<off_t>(offset));
-    if (n >= 0 || errno != EINTR) return n;
-  }
-}
-
-std::string page_file::read() const {
-  std::string out(size_, '\0');
-  for (std::size_t at = 0; at < size_;) {
-    auto n = read_at(out.data() + at, size_ - at, at);
-    if (n <= 0) throw std::runtime_error("a page file could not be read");
-    at += static_cast<std::size_t>(n);
-  }
-  return out;
 }
 
 }  // namespace z402::http

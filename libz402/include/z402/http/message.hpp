@@ -33,8 +33,8 @@ class response_text : public std::string {
   std::string suffix;
   std::shared_ptr<const void> keep_alive;
   /// When set, the body is this file's bytes (a page kept in a file, page_file.hpp), and the
-  /// text, pieces and suffix are empty: plain TCP sends it with sendfile, TLS reads it into
-  /// records, anything else reads it whole.
+  /// text, pieces and suffix are empty: plain TCP sends it with sendfile, TLS encrypts it from
+  /// the file's mapping, anything else copies it whole.
   std::shared_ptr<const class page_file> file;
 
   std::uint64_t payload_size() const;
