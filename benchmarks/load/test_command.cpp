@@ -16,6 +16,7 @@
 #include <openssl/ssl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <csignal>
@@ -359,6 +360,28 @@ endpoint_figures figures_of(const endpoint_record& r, double seconds) {
 
 double ms(std::uint64_t micros) { return static_cast<double>(micros) / 1e3; }
 
+// How evenly the answers were shared among the request connections: the least, the 10th
+// percentile, the median, the 90th and the most a connection got, and how many got none.
+struct connection_spread {
+  std::uint64_t min = 0, p10 = 0, median = 0, p90 = 0, max = 0, none = 0;
+  std::size_t connections = 0;
+};
+
+connection_spread spread_of(std::vector<std::uint64_t> answered) {
+  connection_spread s;
+  s.connections = answered.size();
+  if (answered.empty()) return s;
+  std::sort(answered.begin(), answered.end());
+  auto at = [&](double q) { return answered[static_cast<std::size_t>(q * static_cast<double>(answered.size() - 1))]; };
+  s.min = answered.front();
+  s.p10 = at(0.1);
+  s.median = at(0.5);
+  s.p90 = at(0.9);
+  s.max = answered.back();
+  s.none = static_cast<std::uint64_t>(std::count(answered.begin(), answered.end(), 0));
+  return s;
+}
+
 std::string report_text(const options& o, const test_plan& plan, const test_result& r, const endpoint_record& all) {
   std::string out;
   char line[512];
@@ -383,6 +406,12 @@ std::string report_text(const options& o, const test_plan& plan, const test_resu
   for (std::size_t i = 0; i < r.endpoints.size(); ++i)
     if (r.endpoints[i].due) row(endpoint_names[i], r.endpoints[i]), ++used;
   if (used > 1) row("all", all);
+  auto spread = spread_of(r.answered_per_connection);
+  std::snprintf(line, sizeof line, "answers per connection: min %llu, p10 %llu, median %llu, p90 %llu, max %llu; %llu of %zu with none\n",
+                static_cast<unsigned long long>(spread.min), static_cast<unsigned long long>(spread.p10),
+                static_cast<unsigned long long>(spread.median), static_cast<unsigned long long>(spread.p90),
+                static_cast<unsigned long long>(spread.max), static_cast<unsigned long long>(spread.none), spread.connections);
+  out += line;
   std::snprintf(line, sizeof line, "connections opened: %llu", static_cast<unsigned long long>(r.connections_opened));
   out += line;
   if (r.handshakes.count())
@@ -551,12 +580,15 @@ int test_command(const std::vector<std::string>& args) {
     json::array seconds;
     for (auto& s : r.seconds)
       seconds.push_back(json::object{{"due", s.due}, {"ok", s.ok}, {"failed", s.failed}, {"maxCorrectedUs", s.max_corrected}});
+    auto spread = spread_of(r.answered_per_connection);
     std::ofstream{o.json_file} << json::serialize(json::object{
         {"config", {{"url", o.url}, {"openLoop", plan.open_loop}, {"rate", plan.rate}, {"connections", plan.connections},
                     {"threads", plan.threads}, {"durationMs", plan.duration.count()}, {"warmupMs", plan.warmup.count()},
                     {"mix", o.mix}, {"gzip", plan.gzip}, {"items", own ? o.items : 0},
                     {"declareEveryMs", own ? plan.declare_every.count() : 0}}},
         {"measuredSeconds", r.measured_seconds}, {"connectionsOpened", r.connections_opened},
+        {"answersPerConnection", {{"connections", spread.connections}, {"min", spread.min}, {"p10", spread.p10}, {"median", spread.median},
+                                  {"p90", spread.p90}, {"max", spread.max}, {"none", spread.none}}},
         {"tlsHandshakes", r.handshakes.to_json()}, {"generatorCpuSeconds", r.generator_cpu_seconds},
         {"endpoints", std::move(endpoints)}, {"all", record_json(all, r.measured_seconds)}, {"seconds", std::move(seconds)},
         {"thresholds", std::move(checked)}, {"untrusted", r.untrusted}, {"exitCode", code},

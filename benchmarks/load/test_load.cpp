@@ -75,6 +75,7 @@ std::string settle_refusal(std::string_view body) {
 struct lane {
   std::array<endpoint_record, static_cast<std::size_t>(endpoint::count)> endpoints;
   std::vector<second_record> seconds;
+  std::vector<std::uint64_t> answered;  // per request connection of the lane, sized before they run
   std::uint64_t connections_opened = 0;
   histogram handshakes;
 };
@@ -253,8 +254,10 @@ void write_nonce(std::array<char, nonce_width>& nonce, const std::string& run_id
   for (std::size_t d = 0; d < 12; ++d) nonce[20 + d] = hex[(k >> (4 * (11 - d))) & 15];
 }
 
+// `answered` counts the connection's measured 2xx answers (none for the declarer's).
 template <class Stream>
-net::awaitable<void> drive(shared_run& run, lane& l, schedule sched, std::shared_ptr<connection<Stream>> conn) {
+net::awaitable<void> drive(shared_run& run, lane& l, schedule sched, std::shared_ptr<connection<Stream>> conn,
+                           std::uint64_t* answered) {
   auto& plan = run.plan;
   auto& requests = *sched.requests;
   net::steady_timer timer{co_await net::this_coro::executor};
@@ -317,6 +320,7 @@ net::awaitable<void> drive(shared_run& run, lane& l, schedule sched, std::shared
     if (per_second) per_second->max_corrected = std::max(per_second->max_corrected, corrected);
     if (status >= 200 && status < 300 && why.empty() && gzip != gzip_seen::bad) {
       ++rec.ok;
+      if (answered) ++*answered;
       if (gzip == gzip_seen::checked) ++rec.gzip_checked;
       if (per_second) ++per_second->ok;
       run.live_ok[static_cast<std::size_t>(req.kind)].fetch_add(1, std::memory_order_relaxed);
@@ -339,6 +343,7 @@ net::awaitable<void> lane_main(shared_run& run, lane& l, std::size_t first, std:
     mine.emplace_back(schedule{&plan.requests, plan.rate, i, plan.connections, std::chrono::duration<double>(static_cast<double>(i) / plan.rate),
                                plan.open_loop},
                       nullptr);
+  l.answered.assign(mine.size(), 0);
   // The heartbeat keeps its cadence in a closed loop too (a provider declares on a clock); the
   // first is one period after the declaration made before the start.
   if (first == 0 && !plan.declarations.empty())
@@ -357,7 +362,10 @@ net::awaitable<void> lane_main(shared_run& run, lane& l, std::size_t first, std:
     net::steady_timer wait{ex, std::chrono::milliseconds{1}};
     co_await wait.async_wait(use_awaitable);
   }
-  for (auto& [sched, conn] : mine) net::co_spawn(ex, drive<Stream>(run, l, sched, conn), net::detached);
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    auto* answered = i < l.answered.size() ? &l.answered[i] : nullptr;  // the declarer's is last
+    net::co_spawn(ex, drive<Stream>(run, l, mine[i].first, mine[i].second, answered), net::detached);
+  }
 }
 
 double cpu_seconds() {
@@ -469,6 +477,7 @@ test_result run_test(const test_plan& plan, const std::atomic<bool>& stop) {
   for (auto& l : lanes) {
     for (std::size_t e = 0; e < l.endpoints.size(); ++e) result.endpoints[e].merge(l.endpoints[e]);
     result.connections_opened += l.connections_opened;
+    result.answered_per_connection.insert(result.answered_per_connection.end(), l.answered.begin(), l.answered.end());
     result.handshakes.merge(l.handshakes);
     if (result.seconds.size() < l.seconds.size()) result.seconds.resize(l.seconds.size());
     for (std::size_t s = 0; s < l.seconds.size(); ++s) {

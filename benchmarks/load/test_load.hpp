@@ -88,6 +88,9 @@ struct test_result {
   std::vector<second_record> seconds;  // measured seconds, in order
   double measured_seconds = 0;
   std::uint64_t connections_opened = 0;
+  /// 2xx answers in the measured window per request connection (the declarer's left out), in
+  /// no particular order: how evenly the server shared itself (one at 0 was starved).
+  std::vector<std::uint64_t> answered_per_connection;
   histogram handshakes;  // µs per TLS handshake
   double generator_cpu_seconds = 0;
   /// Why the run cannot be trusted (a TLS failure, connections that could not be kept): empty

@@ -119,6 +119,34 @@ test("the rate offered is the rate asked for, and what it counts is what the ser
   }
 });
 
+test("answers per connection: an even share shows as one figure, a connection the server refuses every time as none", async () => {
+  const even = await runTest([server.url, "--rate", "200", "--connections", "4", "--duration", "2s"]);
+  assert.equal(even.code, 0, even.stdout + even.stderr);
+  assert.deepEqual(even.report.answersPerConnection, { connections: 4, min: 100, p10: 100, median: 100, p90: 100, max: 100, none: 0 });
+  assert.match(even.stdout, /answers per connection: min 100, p10 100, median 100, p90 100, max 100; 0 of 4 with none/);
+  // In front of the server, a proxy that answers 503 to everything on the second connection it
+  // sees (the first is the run's read of the catalog): the first of the run's connections.
+  let seen = 0;
+  const refused = new WeakSet();
+  const proxy = http.createServer(async (req, res) => {
+    if (refused.has(req.socket)) return res.writeHead(503, { "content-length": 0 }).end();
+    const upstream = await fetch(`${server.url}${req.url}`);
+    const body = Buffer.from(await upstream.arrayBuffer());
+    res.writeHead(upstream.status, { "content-type": "application/json", "content-length": body.length }).end(body);
+  });
+  proxy.on("connection", (socket) => { if (++seen === 2) refused.add(socket); });
+  await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  try {
+    const r = await runTest([`http://127.0.0.1:${proxy.address().port}`, "--rate", "200", "--connections", "4", "--duration", "2s"]);
+    assert.equal(r.report.endpoints.list.errors["status 503"], 100, r.stdout);
+    assert.deepEqual(r.report.answersPerConnection, { connections: 4, min: 0, p10: 0, median: 100, p90: 100, max: 100, none: 1 });
+    assert.match(r.stdout, /; 1 of 4 with none/);
+  } finally {
+    proxy.closeAllConnections();
+    await new Promise((resolve) => proxy.close(resolve));
+  }
+});
+
 test("answers framed by chunked encoding, as a proxy sends them, are counted as answered", async () => {
   // A proxy that re-frames every answer of the server as chunks.
   const proxy = http.createServer(async (req, res) => {
@@ -259,6 +287,8 @@ test("settles go to the run's own items, each payment counted once; the items le
     // The heartbeats every 500 ms after the declaration made before the start: 0.5, 1 and 1.5 s.
     assert.equal(r.report.endpoints.declare.due, 3);
     assert.equal(r.report.endpoints.declare.ok, 3);
+    // The 16 request connections share the list reads and settles evenly; the declarer's is not one of them.
+    assert.deepEqual(r.report.answersPerConnection, { connections: 16, min: 50, p10: 50, median: 50, p90: 50, max: 50, none: 0 });
     assert.match(r.stdout, /the run's 4 items are delisted/);
     assert.equal(r.report.itemsLeftBehind, 0);
     assert.equal(await ownItems(tester.payTo), 0);
