@@ -1,6 +1,7 @@
 // Connection faults: a connection limit at which the listener pauses instead of
 // spinning, configurable idle and request timeouts, bounded memory for a client that never
-// reads its answers, and 10,000 idle connections with a new one still answered at once.
+// reads its answers, 10,000 idle connections with a new one still answered at once, and
+// 10,000 connections arriving at once, each answered.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
@@ -434,3 +435,27 @@ test("with 10,000 idle connections open a new one is answered within 50 ms", { s
     console.log(`server stopped ${(performance.now() - t0).toFixed(0)} ms after SIGTERM`);
   }
 });
+
+// A crowd that arrives at once: the server accepts 10,000 connections as fast as they come, so
+// none waits in the kernel's accept queue (a full queue drops a handshake, and its client retries
+// after 1 s, then 3 s). Each connection asks for /health as soon as it is connected.
+test("10,000 connections arriving at once are each answered within seconds", { skip: skipMany, timeout: scaled(60000) }, async () => {
+  const server = await startServer(dataDir(), ["--max-connections", "10100"], { fdLimit: manyFds });
+  try {
+    const script = join(dirname(fileURLToPath(import.meta.url)), "lib", "crowd-arrival.mjs");
+    // Not spawnSync: this process must go on reading the server's log while the crowd runs.
+    const crowd = spawn("bash", ["-c", `ulimit -n ${manyFds} && exec "$0" "$@"`, process.execPath, script, String(server.port), "10000"],
+      { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    crowd.stdout.on("data", (c) => (out += c));
+    await new Promise((resolve) => crowd.on("exit", resolve));
+    const m = /answered (\d+), slowest (\d+) ms/.exec(out);
+    assert.ok(m, out);
+    console.log(`10,000 connections at once: ${m[1]} answered, the slowest ${m[2]} ms after the first connect`);
+    assert.equal(Number(m[1]), 10000);
+    assert.ok(Number(m[2]) < scaled(2500), `the slowest answer came ${m[2]} ms after the start`);
+  } finally {
+    await stopServer(server);
+  }
+});
+

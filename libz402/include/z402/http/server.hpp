@@ -78,6 +78,7 @@ class server {
   std::atomic<std::size_t> live_sessions_{0};
   std::mutex sessions_mutex_;
   std::vector<std::weak_ptr<session>> sessions_;
+  std::size_t sweep_sessions_at_ = 64;  // sessions_'s size at which ended ones are next dropped
   boost::asio::steady_timer deadline_;
   std::function<void()> on_drained_;
   std::atomic<bool> drained_{false};
