@@ -43,11 +43,37 @@ for (const limit of [100, 10]) reads[`limit${limit}`] = { bodyBytes: num(`body_b
 const gzipReads = {};
 for (const limit of [100, 10]) gzipReads[`limit${limit}`] = { gzipBytes: num(`gzip_bytes_limit${limit}`), ...pairRounds(`gzip-limit${limit}`) };
 const roundRatios = (r) => r.rounds.map((x) => x.toFixed(2)).join(", ");
+// Over HTTPS, with one wrk thread and with two: per page and thread count, the round of the median
+// ratio, and what TLS costs against the same page's plain figure (one thread).
 const tlsReads = {};
-for (const limit of [100, 10]) {
-  const z = wrk(`wrk-z402-tls-limit${limit}.txt`), n = wrk(`wrk-nginx-tls-limit${limit}.txt`);
-  tlsReads[`limit${limit}`] = { z402: z, nginx: n, ratio: z.rps / n.rps, costOfTls: z.rps / reads[`limit${limit}`].z402.rps };
+for (const threads of [1, 2])
+  for (const limit of [100, 10]) {
+    const r = pairRounds(`tls-t${threads}-limit${limit}`);
+    tlsReads[`limit${limit}, ${threads} wrk thread${threads > 1 ? "s" : ""}`] = { ...r, threads, limit, costOfTls: r.z402.rps / reads[`limit${limit}`].z402.rps };
+  }
+const tlsOf = (limit, threads) => Object.values(tlsReads).find((r) => r.limit === limit && r.threads === threads);
+// A crowd of readers: per number of connections and server, the round whose throughput is the
+// median of three, with its per-connection spread; and, for z402-bazaar, the slowest /health and
+// /metrics answers while the crowd was served.
+const crowdCounts = [64, 5000, 10000];
+const crowdRun = (server, n, r) => {
+  const j = JSON.parse(read(`crowd-${server}-${n}-${r}.json`));
+  return { rps: j.all.achievedPerSecond, p99Ms: j.all.correctedUs.p99 / 1000, errors: Object.values(j.all.errors ?? {}).reduce((a, b) => a + b, 0),
+           spread: j.answersPerConnection };
+};
+const probes = (file) => {
+  const lines = read(file).trim().split("\n").filter(Boolean).map((l) => l.split(" "));
+  return { count: lines.length, failed: lines.filter(([code]) => code !== "200").length, maxMs: Math.max(...lines.map(([, t]) => Number(t) * 1000)) };
+};
+const crowd = crowdCounts.map((n) => {
+  const pick = (server) => [1, 2, 3].map((r) => crowdRun(server, n, r)).sort((a, b) => a.rps - b.rps)[1];
+  return { connections: n, z402: pick("z402"), nginx: pick("nginx"), health: probes(`probe-health-${n}.txt`), metrics: probes(`probe-metrics-${n}.txt`) };
+});
+for (const c of crowd) {
+  c.z402.ofBase = c.z402.rps / crowd[0].z402.rps;
+  c.nginx.ofBase = c.nginx.rps / crowd[0].nginx.rps;
 }
+const crowdOf = (n) => crowd.find((c) => c.connections === n);
 // The load generator beside wrk, each of three rounds in turn: the round of the median ratio.
 const generator = {};
 for (const scheme of ["http", "https"]) {
@@ -105,6 +131,8 @@ const clusterReads = { primary: wrk("wrk-cluster-primary.txt"), follower: wrk("w
 const targets = [
   ["list reads limit=100 vs nginx", reads.limit100.ratio, ">= 0.95x", reads.limit100.ratio >= 0.95, (v) => `${v.toFixed(2)}x`],
   ["list reads limit=10 vs nginx", reads.limit10.ratio, ">= 0.95x", reads.limit10.ratio >= 0.95, (v) => `${v.toFixed(2)}x`],
+  ...[1, 2].flatMap((t) => [100, 10].map((limit) => [`HTTPS list reads limit=${limit} vs nginx, wrk -t${t}`, tlsOf(limit, t).ratio, ">= 1.0x",
+    tlsOf(limit, t).ratio >= 1, (v) => `${v.toFixed(2)}x`])),
   ["gzip'd list reads limit=100 vs nginx gzip_static", gzipReads.limit100.ratio, ">= 1.0x", gzipReads.limit100.ratio >= 1, (v) => `${v.toFixed(2)}x`],
   ["gzip'd list reads limit=10 vs nginx gzip_static", gzipReads.limit10.ratio, ">= 1.0x", gzipReads.limit10.ratio >= 1, (v) => `${v.toFixed(2)}x`],
   ["z402-load test (closed, 64 connections) vs wrk -t1 -c64, limit=100", generator.http.ratio, ">= 0.9x", generator.http.ratio >= 0.9, (v) => `${v.toFixed(2)}x`],
@@ -121,6 +149,12 @@ const targets = [
   ["MCP list_resources vs GET /discovery/resources, limit=100, both gzip'd", mcpReads["gzip-list"].ratio, ">= 0.9x", mcpReads["gzip-list"].ratio >= 0.9, (v) => `${v.toFixed(2)}x`],
   ["settle events in-process", engine.settles_per_second, ">= 300,000/s", engine.settles_per_second >= 300000, (v) => `${Math.round(v)}/s`],
   ["peak RSS / serialised catalog, full catalog under load", memory.full.peakRatio, "<= 3x", memory.full.peakRatio <= 3, (v) => `${v.toFixed(2)}x`],
+  ...[5000, 10000].map((n) => [`${n.toLocaleString("en")} keep-alive readers vs 64, limit=10 (nginx: ${crowdOf(n).nginx.ofBase.toFixed(2)}x)`,
+    crowdOf(n).z402.ofBase, ">= 0.8x", crowdOf(n).z402.ofBase >= 0.8, (v) => `${v.toFixed(2)}x`]),
+  ...[5000, 10000].map((n) => [`${n.toLocaleString("en")} readers: connections given no answer`, crowdOf(n).z402.spread.none, "0",
+    crowdOf(n).z402.spread.none === 0, (v) => `${v}`]),
+  ["slowest /health or /metrics answer while 10,000 readers are served", Math.max(crowdOf(10000).health.maxMs, crowdOf(10000).metrics.maxMs),
+    "< 1000 ms", Math.max(crowdOf(10000).health.maxMs, crowdOf(10000).metrics.maxMs) < 1000, (v) => `${v.toFixed(0)} ms`],
 ];
 
 const row = (k, r) => `| ${k} | ${Math.round(r.perSecond)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.p999Ms.toFixed(2)} | ${Object.entries(r.errors).map(([w, n]) => `${w}: ${n}`).join(", ") || "-"} |`;
@@ -161,11 +195,26 @@ const md = [
   `|---|---|---|---|---|---|---|`,
   ...Object.entries(usageReads).map(([k, r]) => `| ${k === "sorted" ? "sort=calls30d" : "minCalls30d=1"} | ${Math.round(r.read.rps)} | ${r.read.p99Ms.toFixed(2)} | ${Math.round(r.plain.rps)} | ${r.plain.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${roundRatios(r)} |`),
   ``,
-  `### Over HTTPS (TLS 1.3, ECDSA P-256, keep-alive: wrk -t1 -c64; the same bodies)`,
+  `### Over HTTPS (TLS 1.3, ECDSA P-256, keep-alive: wrk -c64 with one thread and with two; the same bodies)`,
   ``,
-  `| page | z402 req/s | z402 p99 ms | nginx req/s | nginx p99 ms | z402/nginx | z402 TLS / z402 plain |`,
-  `|---|---|---|---|---|---|---|`,
-  ...Object.entries(tlsReads).map(([k, r]) => `| ${k} | ${Math.round(r.z402.rps)} | ${r.z402.p99Ms.toFixed(2)} | ${Math.round(r.nginx.rps)} | ${r.nginx.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${r.costOfTls.toFixed(2)} |`),
+  `Three rounds of the two servers in turn; the round of the median ratio shown. The last column: z402-bazaar over TLS against its own plain figure (one thread).`,
+  ``,
+  `| page | z402 req/s | z402 p99 ms | nginx req/s | nginx p99 ms | z402/nginx | each round | z402 TLS / z402 plain |`,
+  `|---|---|---|---|---|---|---|---|`,
+  ...Object.entries(tlsReads).map(([k, r]) => `| ${k} | ${Math.round(r.z402.rps)} | ${r.z402.p99Ms.toFixed(2)} | ${Math.round(r.nginx.rps)} | ${r.nginx.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${roundRatios(r)} | ${r.costOfTls.toFixed(2)} |`),
+  ``,
+  `### A crowd: 64, 5,000 and 10,000 keep-alive readers at once (z402-load test, closed loop, two threads, the first limit=10 page)`,
+  ``,
+  `Each server in turn, three rounds; the round of the median throughput shown. Spread: answers per connection over the run (min / median / max, and how many connections got none). z402-bazaar runs with \`--max-connections 12000\`; /health and /metrics were asked every 200 ms on new connections while it served the crowd. Connections refused by z402-bazaar over all the crowd's runs: ${facts.crowd_refused ?? "?"}.`,
+  ``,
+  `| readers | z402 req/s | of 64 | z402 p99 ms | z402 spread | nginx req/s | of 64 | nginx p99 ms | nginx spread | z402/nginx | /health slowest ms (answers, failed) | /metrics slowest ms (answers, failed) |`,
+  `|---|---|---|---|---|---|---|---|---|---|---|---|`,
+  ...crowd.map((c) => {
+    const spread = (s) => `${s.min} / ${s.median} / ${s.max}, ${s.none} none`;
+    return `| ${c.connections} | ${Math.round(c.z402.rps)} | ${c.z402.ofBase.toFixed(2)}x | ${c.z402.p99Ms.toFixed(2)} | ${spread(c.z402.spread)} | ` +
+      `${Math.round(c.nginx.rps)} | ${c.nginx.ofBase.toFixed(2)}x | ${c.nginx.p99Ms.toFixed(2)} | ${spread(c.nginx.spread)} | ${(c.z402.rps / c.nginx.rps).toFixed(2)} | ` +
+      `${c.health.maxMs.toFixed(0)} (${c.health.count}, ${c.health.failed}) | ${c.metrics.maxMs.toFixed(0)} (${c.metrics.count}, ${c.metrics.failed}) |`;
+  }),
   ``,
   `### The load generator: z402-load test beside wrk on the same read`,
   ``,
@@ -263,5 +312,5 @@ const md = [
 ];
 mkdirSync(results, { recursive: true });
 writeFileSync(join(results, "latest.md"), md.join("\n") + "\n");
-writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, gzipReads, tlsReads, generator, mcpReads, underWriteLoad: { idle, write, idleGzip, writeGzip, generatorShare: shares }, settlesAlone: settles, engine, engineAlone, searchAlone, memory, fullCatalogLoad: full, cluster, clusterReads,
+writeFileSync(join(results, "latest.json"), JSON.stringify({ facts, reads, gzipReads, tlsReads, crowd, generator, mcpReads, underWriteLoad: { idle, write, idleGzip, writeGzip, generatorShare: shares }, settlesAlone: settles, engine, engineAlone, searchAlone, memory, fullCatalogLoad: full, cluster, clusterReads,
   targets: targets.map(([name, value, aim, met]) => ({ name, value, aim, met })) }, null, 2) + "\n");
