@@ -1,18 +1,19 @@
 #include "http/tls_stream.hpp"
 
 #include <boost/asio/error.hpp>
+#include <boost/asio/ip/address.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/beast/core/error.hpp>
 
 #include <openssl/err.h>
+#include <openssl/x509v3.h>
 
 #include <cerrno>
 #include <new>
 
 namespace z402::http {
 
-tls_stream::tls_stream(socket_type socket, SSL_CTX* context)
-    : socket_(std::move(socket)), ssl_(SSL_new(context)), deadline_(socket_.get_executor()) {
+tls_stream::tls_stream(socket_type socket, SSL_CTX* context) : socket_(std::move(socket)), ssl_(SSL_new(context)) {
   if (!ssl_) throw std::bad_alloc();
   error_code ignored;
   socket_.native_non_blocking(true, ignored);
@@ -24,6 +25,19 @@ tls_stream::tls_stream(socket_type socket, SSL_CTX* context)
   // no 17 KB record buffers.
   SSL_set_mode(ssl_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
   SSL_set_read_ahead(ssl_, 1);
+}
+
+tls_stream::tls_stream(socket_type socket, SSL_CTX* context, const std::string& server_name)
+    : tls_stream(std::move(socket), context) {
+  SSL_set_connect_state(ssl_);
+  // An address is checked against the certificate's IP addresses and sent as no SNI (RFC 6066
+  // names hosts only); a name against its DNS names.
+  boost::system::error_code not_an_address;
+  boost::asio::ip::make_address(server_name, not_an_address);
+  bool named = not_an_address
+                   ? SSL_set_tlsext_host_name(ssl_, server_name.c_str()) == 1 && SSL_set1_host(ssl_, server_name.c_str()) == 1
+                   : X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), server_name.c_str()) == 1;
+  if (!named) throw std::bad_alloc();  // OpenSSL could not copy the name
 }
 
 tls_stream::~tls_stream() { SSL_free(ssl_); }

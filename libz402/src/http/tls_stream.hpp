@@ -1,6 +1,7 @@
 #pragma once
-// A server's TLS connection with OpenSSL reading and writing the socket itself (SSL_set_fd on a
-// non-blocking descriptor), waiting on the socket only when OpenSSL says it must.
+// A TLS connection with OpenSSL reading and writing the socket itself (SSL_set_fd on a
+// non-blocking descriptor), waiting on the socket only when OpenSSL says it must: the server's
+// side of every HTTPS connection, and the client's side of the load generator's.
 //
 // Why not Asio's ssl::stream: it runs OpenSSL over a memory BIO pair, so every record is copied
 // from OpenSSL's buffer into the pair, out of the pair into the stream's buffer, and only then
@@ -10,8 +11,11 @@
 // SSL_MODE_RELEASE_BUFFERS an idle connection holds no record buffer at all.
 //
 // Reads are an Asio AsyncReadStream (Beast's parsers read through async_read_some); writes are
-// non-blocking calls whose caller waits for the socket as it does over plain TCP. Handshake and
-// reads wait under the deadline of expires_after, as beast::tcp_stream's operations do.
+// non-blocking calls whose caller waits for the socket as it does over plain TCP (the server's
+// session), or an AsyncWriteStream's async_write_some (net::async_write: the generator). The
+// handshake, reads and asynchronous writes wait under the deadline of expires_after, as
+// beast::tcp_stream's operations do; one read and one write may wait at once.
+#include <boost/asio/async_result.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -24,6 +28,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -37,9 +42,12 @@ class tls_stream {
   /// What a call that could not finish waits for before it is called again.
   enum class want { nothing, read, write };
 
-  /// Takes `socket` (made non-blocking) and a new session of `context`. Throws
-  /// std::bad_alloc when OpenSSL cannot make one.
+  /// The server's side: takes `socket` (made non-blocking) and a new session of `context`.
+  /// Throws std::bad_alloc when OpenSSL cannot make one.
   tls_stream(socket_type socket, SSL_CTX* context);
+  /// The client's side, for `server_name`: sent as SNI, and the name the server's certificate
+  /// must carry when `context` verifies the peer. Throws std::bad_alloc as above.
+  tls_stream(socket_type socket, SSL_CTX* context, const std::string& server_name);
   tls_stream(const tls_stream&) = delete;
   tls_stream& operator=(const tls_stream&) = delete;
   ~tls_stream();
@@ -47,24 +55,42 @@ class tls_stream {
   executor_type get_executor() { return socket_.get_executor(); }
   socket_type& socket() { return socket_; }
 
-  /// The deadline of the waits of the next handshake or read: past it the socket is cancelled
-  /// and the operation ends with beast::error::timeout.
+  /// The deadline of the waits of the operations started from now on: past it the socket is
+  /// cancelled and the operation ends with beast::error::timeout.
   void expires_after(std::chrono::steady_clock::duration timeout) {
     expiry_ = std::chrono::steady_clock::now() + timeout;
   }
 
-  /// The server's side of the handshake; `handler(error_code)`.
-  template <class Handler>
-  void async_handshake(Handler&& handler) {
-    run(handshake_op<std::decay_t<Handler>>{*this, std::forward<Handler>(handler)}, true);
+  /// The handshake, in the role the stream was made for; completes with (error_code).
+  template <class Token>
+  auto async_handshake(Token&& token) {
+    return boost::asio::async_initiate<Token, void(error_code)>(
+        [this](auto handler) { run(handshake_op<decltype(handler)>{*this, std::move(handler)}, read_wait_, true); }, token);
   }
 
-  /// Decrypted bytes into the first of `buffers` (Beast's flat_buffer gives one);
-  /// `handler(error_code, std::size_t)`. Never completes inside this call.
-  template <class MutableBuffers, class Handler>
-  void async_read_some(const MutableBuffers& buffers, Handler&& handler) {
+  /// Decrypted bytes into the first of `buffers` (Beast's flat_buffer gives one); completes with
+  /// (error_code, bytes read), never inside this call.
+  template <class MutableBuffers, class Token>
+  auto async_read_some(const MutableBuffers& buffers, Token&& token) {
     auto first = *boost::asio::buffer_sequence_begin(buffers);
-    run(read_op<std::decay_t<Handler>>{*this, first.data(), first.size(), std::forward<Handler>(handler)}, true);
+    return boost::asio::async_initiate<Token, void(error_code, std::size_t)>(
+        [this, first](auto handler) {
+          run(read_op<decltype(handler)>{*this, first.data(), first.size(), std::move(handler)}, read_wait_, true);
+        },
+        token);
+  }
+
+  /// Encrypts and sends from the first of `buffers` (at least a record's worth when it can);
+  /// completes with (error_code, bytes taken), never inside this call.
+  template <class ConstBuffers, class Token>
+  auto async_write_some(const ConstBuffers& buffers, Token&& token) {
+    auto first = *boost::asio::buffer_sequence_begin(buffers);
+    return boost::asio::async_initiate<Token, void(error_code, std::size_t)>(
+        [this, first](auto handler) {
+          run(write_op<decltype(handler)>{*this, {static_cast<const char*>(first.data()), first.size()}, std::move(handler)},
+              write_wait_, true);
+        },
+        token);
   }
 
   /// Encrypts and sends from `bytes` without waiting: the count taken (at least a record's worth
@@ -81,10 +107,16 @@ class tls_stream {
   // errno or OpenSSL's reason turned into `ec`, or `next` set to wait).
   error_code outcome(int result, want& next) const;
 
+  // A wait's own timer (a read and a write may wait at once) and whether it fired.
+  struct wait_state {
+    boost::asio::steady_timer deadline;
+    bool timed_out = false;
+  };
+
   // Runs `op` until it is done or must wait; a wait resumes it from the socket's handler.
   // `initiating`: called from the operation's start, whose completion must be posted.
   template <class Op>
-  void run(Op op, bool initiating) {
+  void run(Op op, wait_state& w, bool initiating) {
     want next = want::nothing;
     auto done = op.step(next);
     if (next == want::nothing) {
@@ -92,27 +124,27 @@ class tls_stream {
         return boost::asio::post(get_executor(), [op = std::move(op), done]() mutable { op.finish(done); });
       return op.finish(done);
     }
-    wait(next, [this, op = std::move(op)](error_code ec) mutable {
+    wait(next, w, [this, &w, op = std::move(op)](error_code ec) mutable {
       if (ec) return op.fail(ec);
-      run(std::move(op), false);
+      run(std::move(op), w, false);
     });
   }
 
   // Waits for the socket to be readable or writable until the deadline.
   template <class Then>
-  void wait(want what, Then then) {
-    deadline_.expires_at(expiry_);
-    deadline_.async_wait([alive = std::weak_ptr<char>{alive_}, this](error_code ec) {
+  void wait(want what, wait_state& w, Then then) {
+    w.deadline.expires_at(expiry_);
+    w.deadline.async_wait([alive = std::weak_ptr<char>{alive_}, this, &w](error_code ec) {
       if (ec || alive.expired()) return;
-      if (deadline_.expiry() <= std::chrono::steady_clock::now()) {
-        timed_out_ = true;
+      if (w.deadline.expiry() <= std::chrono::steady_clock::now()) {
+        w.timed_out = true;
         socket_.cancel();
       }
     });
     socket_.async_wait(what == want::read ? socket_type::wait_read : socket_type::wait_write,
-                       [this, then = std::move(then)](error_code ec) mutable {
-                         deadline_.expires_at(std::chrono::steady_clock::time_point::max());
-                         if (std::exchange(timed_out_, false)) ec = timeout();
+                       [&w, then = std::move(then)](error_code ec) mutable {
+                         w.deadline.expires_at(std::chrono::steady_clock::time_point::max());
+                         if (std::exchange(w.timed_out, false)) ec = timeout();
                          then(ec);
                        });
   }
@@ -127,8 +159,23 @@ class tls_stream {
       ERR_clear_error();  // SSL_get_error reads the thread's queue: nothing of another call's
       return s.outcome(SSL_do_handshake(s.ssl_), next);
     }
-    void finish(error_code ec) { handler(ec); }
-    void fail(error_code ec) { handler(ec); }
+    void finish(error_code ec) { std::move(handler)(ec); }
+    void fail(error_code ec) { std::move(handler)(ec); }
+  };
+
+  template <class Handler>
+  struct write_op {
+    tls_stream& s;
+    std::string_view bytes;
+    Handler handler;
+    std::size_t put = 0;
+    error_code step(want& next) {
+      error_code ec;
+      put = s.write_some(bytes, next, ec);
+      return ec;
+    }
+    void finish(error_code ec) { std::move(handler)(ec, put); }
+    void fail(error_code ec) { std::move(handler)(ec, std::size_t{0}); }
   };
 
   template <class Handler>
@@ -143,15 +190,15 @@ class tls_stream {
       ERR_clear_error();
       return s.outcome(SSL_read_ex(s.ssl_, data, size, &got), next);
     }
-    void finish(error_code ec) { handler(ec, got); }
-    void fail(error_code ec) { handler(ec, std::size_t{0}); }
+    void finish(error_code ec) { std::move(handler)(ec, got); }
+    void fail(error_code ec) { std::move(handler)(ec, std::size_t{0}); }
   };
 
   socket_type socket_;
   SSL* ssl_;
-  boost::asio::steady_timer deadline_;
+  wait_state read_wait_{boost::asio::steady_timer{socket_.get_executor()}};  // the handshake's and reads'
+  wait_state write_wait_{boost::asio::steady_timer{socket_.get_executor()}};
   std::chrono::steady_clock::time_point expiry_ = std::chrono::steady_clock::time_point::max();
-  bool timed_out_ = false;
   std::shared_ptr<char> alive_ = std::make_shared<char>();  // a deadline's handler may outlive the stream
 };
 
