@@ -1,7 +1,8 @@
 #pragma once
 // A rendered page in a file of its own (memfd: memory, no disk), for plain TCP answers to send
-// with sendfile, and mapped for TLS answers to encrypt from where the bytes are. The socket then takes references to the file's pages instead of copying the
-// bytes from the snapshot's items: the copy was 38 % of the server's time for a page of 100
+// with sendfile, and mapped for TLS answers to encrypt from where the bytes are. With sendfile
+// the socket takes references to the file's pages instead of copying the bytes from the
+// snapshot's items: the copy was 38 % of the server's time for a page of 100
 // items (150 KB), and what kept it at three quarters of nginx sending the same bytes from its
 // page cache (benchmarks/results/profile.md). The file is written once and never again: pages
 // still in flight in the kernel keep their bytes even once the file is closed.

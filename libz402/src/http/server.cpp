@@ -331,7 +331,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
     append_iov(iov_, res.body());
     iov_at_ = 0;
     gather_sent_ = 0;
-    if constexpr (is_tls) begin_records(gather_head_.size() + res.body().payload_size());
+    if constexpr (is_tls) begin_records(res);
     else send_gathered();
   }
 
@@ -345,7 +345,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
     iov_at_ = 0;
     gather_sent_ = 0;
     file_offset_ = 0;
-    if constexpr (is_tls) begin_records(gather_head_.size() + res.body().file->size());
+    if constexpr (is_tls) begin_records(res);
     else send_file();
   }
 
@@ -360,8 +360,8 @@ class basic_session final : public session, public std::enable_shared_from_this<
   // kernel sends full segments (64 KB on loopback) instead of one per record, a third of the
   // packets for a 150 KB page. Measured (wrk -t1/-t2 -c64, limit=100): 8.8-10.9k req/s without
   // it, 11.1-12.8k with it; nginx sends a segment per record.
-  void begin_records(std::size_t size) {
-    corked_ = size > tls_record;
+  void begin_records(const response& res) {
+    corked_ = gather_head_.size() + res.body().payload_size() > tls_record;
     if (corked_) set_cork(true);
     send_records();
   }
@@ -398,7 +398,6 @@ class basic_session final : public session, public std::enable_shared_from_this<
   // page file, as they are; else the pieces that follow, and the file's first bytes, copied
   // into record_ up to a record's length. False when the answer is all written.
   bool next_record_bytes() {
-    constexpr std::size_t record = tls_record;
     const auto* file = slots_.front().res->body().file.get();
     auto file_left = file ? file->bytes().substr(static_cast<std::size_t>(file_offset_)) : std::string_view{};
     if (iov_at_ == iov_.size()) {
@@ -406,23 +405,23 @@ class basic_session final : public session, public std::enable_shared_from_this<
       file_offset_ += static_cast<off_t>(file_left.size());
       return !out_.empty();
     }
-    if (const auto& v = iov_[iov_at_]; v.iov_len >= record) {
+    if (const auto& v = iov_[iov_at_]; v.iov_len >= tls_record) {
       out_ = {static_cast<const char*>(v.iov_base), v.iov_len};
       ++iov_at_;
       return true;
     }
     record_.clear();
-    record_.reserve(record);
-    while (iov_at_ < iov_.size() && record_.size() < record) {
+    record_.reserve(tls_record);
+    while (iov_at_ < iov_.size() && record_.size() < tls_record) {
       auto& v = iov_[iov_at_];
-      auto take = std::min(v.iov_len, record - record_.size());
+      auto take = std::min(v.iov_len, tls_record - record_.size());
       record_.append(static_cast<const char*>(v.iov_base), take);
       v.iov_base = static_cast<char*>(v.iov_base) + take;
       v.iov_len -= take;
       if (v.iov_len == 0) ++iov_at_;
     }
     if (iov_at_ == iov_.size()) {
-      auto take = file_left.substr(0, record - record_.size());
+      auto take = file_left.substr(0, tls_record - record_.size());
       record_.append(take);
       file_offset_ += static_cast<off_t>(take.size());
     }

@@ -16,10 +16,10 @@
 // handshake, reads and asynchronous writes wait under the deadline of expires_after, as
 // beast::tcp_stream's operations do; one read and one write may wait at once.
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/error.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/beast/core/bind_handler.hpp>
 #include <boost/system/error_code.hpp>
 
 #include <openssl/err.h>
@@ -65,7 +65,7 @@ class tls_stream {
   template <class Token>
   auto async_handshake(Token&& token) {
     return boost::asio::async_initiate<Token, void(error_code)>(
-        [this](auto handler) { run(handshake_op<decltype(handler)>{*this, std::move(handler)}, read_wait_, true); }, token);
+        [this](auto handler) { run(handshake_op<decltype(handler)>{*this, std::move(handler)}, read_deadline_, true); }, token);
   }
 
   /// Decrypted bytes into the first of `buffers` (Beast's flat_buffer gives one); completes with
@@ -75,7 +75,7 @@ class tls_stream {
     auto first = *boost::asio::buffer_sequence_begin(buffers);
     return boost::asio::async_initiate<Token, void(error_code, std::size_t)>(
         [this, first](auto handler) {
-          run(read_op<decltype(handler)>{*this, first.data(), first.size(), std::move(handler)}, read_wait_, true);
+          run(read_op<decltype(handler)>{*this, first.data(), first.size(), std::move(handler)}, read_deadline_, true);
         },
         token);
   }
@@ -88,7 +88,7 @@ class tls_stream {
     return boost::asio::async_initiate<Token, void(error_code, std::size_t)>(
         [this, first](auto handler) {
           run(write_op<decltype(handler)>{*this, {static_cast<const char*>(first.data()), first.size()}, std::move(handler)},
-              write_wait_, true);
+              write_deadline_, true);
         },
         token);
   }
@@ -107,16 +107,10 @@ class tls_stream {
   // errno or OpenSSL's reason turned into `ec`, or `next` set to wait).
   error_code outcome(int result, want& next) const;
 
-  // A wait's own timer (a read and a write may wait at once) and whether it fired.
-  struct wait_state {
-    boost::asio::steady_timer deadline;
-    bool timed_out = false;
-  };
-
   // Runs `op` until it is done or must wait; a wait resumes it from the socket's handler.
   // `initiating`: called from the operation's start, whose completion must be posted.
   template <class Op>
-  void run(Op op, wait_state& w, bool initiating) {
+  void run(Op op, boost::asio::steady_timer& deadline, bool initiating) {
     want next = want::nothing;
     auto done = op.step(next);
     if (next == want::nothing) {
@@ -124,27 +118,27 @@ class tls_stream {
         return boost::asio::post(get_executor(), [op = std::move(op), done]() mutable { op.finish(done); });
       return op.finish(done);
     }
-    wait(next, w, [this, &w, op = std::move(op)](error_code ec) mutable {
+    wait(next, deadline, [this, &deadline, op = std::move(op)](error_code ec) mutable {
       if (ec) return op.fail(ec);
-      run(std::move(op), w, false);
+      run(std::move(op), deadline, false);
     });
   }
 
-  // Waits for the socket to be readable or writable until the deadline.
+  // Waits for the socket to be readable or writable until the deadline, on `deadline` (a read
+  // and a write may wait at once, each on its own timer). A wait cancelled once its deadline
+  // had passed ends with timeout().
   template <class Then>
-  void wait(want what, wait_state& w, Then then) {
-    w.deadline.expires_at(expiry_);
-    w.deadline.async_wait([alive = std::weak_ptr<char>{alive_}, this, &w](error_code ec) {
+  void wait(want what, boost::asio::steady_timer& deadline, Then then) {
+    deadline.expires_at(expiry_);
+    deadline.async_wait([alive = std::weak_ptr<char>{alive_}, this, &deadline](error_code ec) {
       if (ec || alive.expired()) return;
-      if (w.deadline.expiry() <= std::chrono::steady_clock::now()) {
-        w.timed_out = true;
-        socket_.cancel();
-      }
+      if (deadline.expiry() <= std::chrono::steady_clock::now()) socket_.cancel();
     });
     socket_.async_wait(what == want::read ? socket_type::wait_read : socket_type::wait_write,
-                       [&w, then = std::move(then)](error_code ec) mutable {
-                         w.deadline.expires_at(std::chrono::steady_clock::time_point::max());
-                         if (std::exchange(w.timed_out, false)) ec = timeout();
+                       [&deadline, then = std::move(then)](error_code ec) mutable {
+                         bool late = deadline.expiry() <= std::chrono::steady_clock::now();
+                         deadline.expires_at(std::chrono::steady_clock::time_point::max());
+                         if (ec == boost::asio::error::operation_aborted && late) ec = timeout();
                          then(ec);
                        });
   }
@@ -196,8 +190,8 @@ class tls_stream {
 
   socket_type socket_;
   SSL* ssl_;
-  wait_state read_wait_{boost::asio::steady_timer{socket_.get_executor()}};  // the handshake's and reads'
-  wait_state write_wait_{boost::asio::steady_timer{socket_.get_executor()}};
+  boost::asio::steady_timer read_deadline_{socket_.get_executor()};  // the handshake's and reads'
+  boost::asio::steady_timer write_deadline_{socket_.get_executor()};
   std::chrono::steady_clock::time_point expiry_ = std::chrono::steady_clock::time_point::max();
   std::shared_ptr<char> alive_ = std::make_shared<char>();  // a deadline's handler may outlive the stream
 };
