@@ -247,7 +247,7 @@ test("tool results come from a cache per catalog version: made once, each answer
   assert.equal(await listed(), 9);
 });
 
-test("a kept result goes gzip'd to a client that takes gzip, each answer with its own id, the same JSON as unencoded", async () => {
+test("a kept result goes from its file unencoded and gzip'd to a client that takes gzip, each answer with its own id, the same JSON both ways", async () => {
   // Node's fetch asks for gzip and inflates what it gets, as the SDK's transport does.
   const call = async (id, encoding) => {
     const res = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json", ...(encoding ? { "accept-encoding": encoding } : {}) },
@@ -257,6 +257,9 @@ test("a kept result goes gzip'd to a client that takes gzip, each answer with it
   const plain = await call(1, "identity");
   assert.equal(plain.encoding, null);
   assert.equal(plain.vary, "Accept-Encoding");
+  // Unencoded, the kept result (over 4 KiB) goes from its file after the envelope's head.
+  assert.deepEqual(JSON.parse(plain.text).result.structuredContent, await (await fetch(`${server.url}/discovery/resources?limit=100`)).json());
+  assert.equal((await call(1, "identity")).text, plain.text);
   for (const [id, encoding] of [[2, "gzip"], ["two", undefined], [3, "gzip;q=1, identity;q=0.5"]]) {
     const zipped = await call(id, encoding);
     assert.equal(zipped.encoding, "gzip", `asked ${encoding ?? "fetch's default"}`);

@@ -106,6 +106,16 @@ test("a page of many items (read from its file, or gathered from the snapshot, a
   assert.equal(curl(["--cacert", ca, url]).stdout, body);
   assert.equal(curl(["--cacert", ca, "--compressed", url]).stdout, body);
   assert.equal(curl(["--cacert", ca, "--compressed", url]).stdout, body);
+  // The MCP tool's answer for the same page: its result kept in a file, encrypted after the
+  // envelope that carries each request's id.
+  const call = (id) => curl(["--cacert", ca, "-H", "content-type: application/json", "--data-binary",
+    JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "list_resources", arguments: { payTo: "uregtest1pages", limit: 100 } } }),
+    `https://127.0.0.1:${server.port}/discovery/mcp`]).stdout;
+  for (const id of [1, "two"]) {  // made, then from the cache
+    const answer = JSON.parse(call(id));
+    assert.equal(answer.id, id);
+    assert.deepEqual(answer.result.structuredContent, parsed);
+  }
 });
 
 test("TLS 1.2 and 1.3 are spoken; 1.1 and 1.0 are refused", () => {

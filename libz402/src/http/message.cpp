@@ -8,17 +8,17 @@
 namespace z402::http {
 
 std::uint64_t response_text::payload_size() const {
-  if (file) return file->size();
   std::uint64_t n = size() + suffix.size();
+  if (file) n += file->size();
   for (auto& p : pieces) n += p.size();
   return n;
 }
 
 std::string response_text::flatten() const {
-  if (file) return std::string{file->bytes()};
   std::string out;
   out.reserve(payload_size());
   out.append(*this);
+  if (file) out.append(file->bytes());
   for (auto& p : pieces) out.append(static_cast<const char*>(p.data()), p.size());
   out.append(suffix);
   return out;

@@ -335,13 +335,14 @@ class basic_session final : public session, public std::enable_shared_from_this<
     else send_gathered();
   }
 
-  // A page kept in a file (page_file) goes out as its header, then sendfile from the file: the
-  // socket takes references to the file's pages, where sendmsg would copy every byte. Over
-  // TLS the file's mapping is encrypted in place.
+  // A page kept in a file (page_file) goes out as its header and the text before it (an MCP
+  // answer's envelope), then sendfile from the file: the socket takes references to the file's
+  // pages, where sendmsg would copy every byte. Over TLS the file's mapping is encrypted in place.
   void write_file(const response& res) {
     write_head(res);
     iov_.clear();
     append_iov(iov_, gather_head_.data(), gather_head_.size());
+    append_iov(iov_, res.body().data(), res.body().size());
     iov_at_ = 0;
     gather_sent_ = 0;
     file_offset_ = 0;
@@ -441,7 +442,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
     while (iov_at_ < iov_.size() || file_offset_ < static_cast<off_t>(file.size())) {
       ssize_t n = 0;
       if (iov_at_ < iov_.size()) {
-        n = send_iov(MSG_MORE);  // the header: held back until the body follows it
+        n = send_iov(MSG_MORE);  // the header and text: held back until the file follows them
       } else {
         n = ::sendfile(stream_.socket().native_handle(), file.fd(), &file_offset_, file.size() - file_offset_);
         if (n == 0) return on_write(bhttp::error::partial_message, gather_sent_);  // the file cannot be shorter

@@ -150,6 +150,17 @@ std::string_view result_key(const catalog::snapshot& snap, std::string_view tool
   return key;
 }
 
+/// A kept result's text and the envelope's closing brace in a file, for answers to send with
+/// sendfile as a GET page is (read_response.hpp); nothing when the system gives no file.
+std::shared_ptr<const http::page_file> result_file(const std::string& json) {
+  http::response_text text;
+  text.pieces.push_back(boost::asio::buffer(json));
+  text.suffix = "}";
+  auto file = http::page_file::write(text);
+  if (!file) return nullptr;
+  return std::make_shared<const http::page_file>(std::move(*file));
+}
+
 /// The result of `tool` with `params` at `snap`: from the cache, or made by `make` (a
 /// tool_answer) and kept for the next request to ask it. A refusal is answered, not kept; while
 /// another reader is making the result, or the cache's budget is spent, it is made for this
@@ -168,7 +179,9 @@ mcp::tool_answer answer(read_state& reads, const catalog::snapshot& snap, std::s
                                       }
                                       mcp::kept_result kept{mcp::result_json(*result), std::nullopt};
                                       if (kept.json.size() > gzip_threshold) kept.deflated = compression::deflate_blocks(kept.json);
-                                      auto bytes = kept.json.size() + (kept.deflated ? kept.deflated->blocks.size() : 0);
+                                      if (kept.json.size() > file_threshold) kept.file = result_file(kept.json);
+                                      auto bytes = kept.json.size() + (kept.deflated ? kept.deflated->blocks.size() : 0) +
+                                                   (kept.file ? kept.file->size() : 0);
                                       return std::pair{std::move(kept), bytes};
                                     });
   if (refusal) return std::move(*refusal);
@@ -253,8 +266,8 @@ mcp::server make_catalog_mcp(const catalog::engine& engine, read_state& reads) {
 namespace {
 
 /// The answer to a tools/call with a kept `result` after `head` (mcp::result_head): written as it
-/// is, not copied into the answer, and held until it is sent; deflated once, for a client that
-/// takes gzip.
+/// is, not copied into the answer (sent from its file when it has one), and held until it is
+/// sent; deflated once, for a client that takes gzip.
 http::response tool_response(const http::request& req, std::string head, mcp::shared_result result) {
   bool gzipped = result->deflated && accepts_gzip(req);
   auto res = [&] {
@@ -268,7 +281,9 @@ http::response tool_response(const http::request& req, std::string head, mcp::sh
   }();
   res.set(http::bhttp::field::vary, "Accept-Encoding");
   auto& body = res.body();
-  if (!gzipped) {
+  if (!gzipped && result->file) {
+    body.file = result->file;
+  } else if (!gzipped) {
     body.pieces.push_back(boost::asio::buffer(result->json));
     body.suffix = "}";
   }

@@ -11,7 +11,7 @@
 
 namespace z402::routes {
 
-/// 128 results (16 sets of 8), at most 4 MiB of them, text and deflated blocks together (a
+/// 128 results (16 sets of 8), at most 4 MiB of them, text, deflated blocks and file together (a
 /// search_resources page of 20 is about 30 KB with its text).
 using mcp_result_cache = etag_cache<mcp::kept_result, 16>;
 constexpr std::size_t mcp_result_cache_budget = 4u << 20;

@@ -32,9 +32,9 @@ class response_text : public std::string {
   std::vector<boost::asio::const_buffer> pieces;
   std::string suffix;
   std::shared_ptr<const void> keep_alive;
-  /// When set, the body is this file's bytes (a page kept in a file, page_file.hpp), and the
-  /// text, pieces and suffix are empty: plain TCP sends it with sendfile, TLS encrypts it from
-  /// the file's mapping, anything else copies it whole.
+  /// When set, the body is the text, then this file's bytes (a page kept in a file,
+  /// page_file.hpp), and pieces and suffix are empty: plain TCP sends the text and then the
+  /// file with sendfile, TLS encrypts the file from its mapping, anything else copies it whole.
   std::shared_ptr<const class page_file> file;
 
   std::uint64_t payload_size() const;

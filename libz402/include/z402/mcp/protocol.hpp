@@ -18,6 +18,10 @@
 #include <variant>
 #include <vector>
 
+namespace z402::http {
+class page_file;
+}  // namespace z402::http
+
 namespace z402::mcp {
 
 inline constexpr std::array<std::string_view, 3> protocol_versions{"2025-11-25", "2025-06-18", "2025-03-26"};
@@ -62,9 +66,13 @@ struct tool_result {
 /// the request's id lies outside it. A server that keeps it may deflate it once too, for the
 /// clients that take gzip: a member framed around it holds each request's id
 /// (compression::frame_gzip).
+/// A server that sends over sockets may keep the result's text and the envelope's closing brace
+/// in a file too, for sendfile (http::page_file): a page of 100 is 170 KB, copied into the
+/// socket on every answer otherwise.
 struct kept_result {
   std::string json;
   std::optional<compression::deflated> deflated;
+  std::shared_ptr<const http::page_file> file;
 };
 using shared_result = std::shared_ptr<const kept_result>;
 /// The JSON text of `r`'s result object.
