@@ -292,7 +292,7 @@ CAF_TEST(the plain id of a message is found at its top level and nowhere else) {
 }
 
 CAF_TEST(a message is answered again from memory only at the same version for the same owner and bytes but the id) {
-  auto result = std::make_shared<const mcp::kept_result>(mcp::kept_result{R"({"content":[]})", std::nullopt});
+  auto result = std::make_shared<const mcp::kept_result>(mcp::kept_result{R"({"content":[]})", std::nullopt, nullptr});
   int owner = 0, other = 0;
   const std::string first = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_resources"}})";
   routes::remember_repeat(&owner, first, {1, 5}, result);
@@ -654,6 +654,10 @@ CAF_TEST(a page file holds the text pieces and suffix of the page byte for byte)
   auto body = routes::file_body(held);
   CAF_CHECK_EQUAL(body.payload_size(), page.payload_size());
   CAF_CHECK(body.flatten() == page.flatten());
+  // A body may carry text before its file (an MCP answer's envelope head, the kept result after it).
+  body.assign(R"({"jsonrpc":"2.0","id":7,"result":)");
+  CAF_CHECK_EQUAL(body.payload_size(), body.size() + page.payload_size());
+  CAF_CHECK(body.flatten() == R"({"jsonrpc":"2.0","id":7,"result":)" + page.flatten());
 }
 
 CAF_TEST(an ETag names the run and version in hex and the target by a 16 digit hash) {

@@ -134,7 +134,7 @@ server::outcome server::dispatch(const json::value& id, std::string_view method,
     // The result is spliced after the id, never copied into the answer: the HTTP server writes
     // the two (and the closing brace) as one gathered write.
     return {result_head(json::serialize(id)), false,
-            made ? std::make_shared<const kept_result>(kept_result{result_json(*made), std::nullopt}) : std::get<shared_result>(std::move(answer))};
+            made ? std::make_shared<const kept_result>(kept_result{result_json(*made), std::nullopt, nullptr}) : std::get<shared_result>(std::move(answer))};
   }
   return {error_response(id, {rpc_code::method_not_found, "unknown method " + std::string{method}, {}})};
 }

@@ -177,7 +177,7 @@ mcp::tool_answer answer(read_state& reads, const catalog::snapshot& snap, std::s
                                         refusal = std::move(made);
                                         return std::nullopt;
                                       }
-                                      mcp::kept_result kept{mcp::result_json(*result), std::nullopt};
+                                      mcp::kept_result kept{mcp::result_json(*result), std::nullopt, nullptr};
                                       if (kept.json.size() > gzip_threshold) kept.deflated = compression::deflate_blocks(kept.json);
                                       if (kept.json.size() > file_threshold) kept.file = result_file(kept.json);
                                       auto bytes = kept.json.size() + (kept.deflated ? kept.deflated->blocks.size() : 0) +
