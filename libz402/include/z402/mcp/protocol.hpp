@@ -67,7 +67,7 @@ struct tool_result {
 /// clients that take gzip: a member framed around it holds each request's id
 /// (compression::frame_gzip).
 /// A server that sends over sockets may keep the result's text and the envelope's closing brace
-/// in a file too, for sendfile (http::page_file): a page of 100 is 170 KB, copied into the
+/// in a file too, for sendfile (http::page_file): a page of 100 is 162 KB, copied into the
 /// socket on every answer otherwise.
 struct kept_result {
   std::string json;
