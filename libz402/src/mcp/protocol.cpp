@@ -14,9 +14,7 @@ namespace json = boost::json;
 constexpr std::size_t max_message_depth = 32;
 
 std::string result_response(const json::value& id, std::string_view result_json) {
-  std::string out = R"({"jsonrpc":"2.0","id":)";
-  out.append(json::serialize(id)).append(R"(,"result":)").append(result_json).append("}");
-  return out;
+  return result_head(json::serialize(id)).append(result_json).append(result_tail);
 }
 
 rpc_error invalid_params(std::string message, std::string_view field = {}) {
@@ -57,8 +55,8 @@ std::string result_head(std::string_view id_json) {
 std::string server::outcome::text() const {
   if (!body || !result) return body.value_or(std::string{});
   std::string out;
-  out.reserve(body->size() + result->json.size() + 1);
-  return out.append(*body).append(result->json).append("}");
+  out.reserve(body->size() + result->json.size() + result_tail.size());
+  return out.append(*body).append(result->json).append(result_tail);
 }
 
 server::server(server_info info, std::vector<tool> tools, tool_call call)

@@ -155,7 +155,7 @@ std::string_view result_key(const catalog::snapshot& snap, std::string_view tool
 std::shared_ptr<const http::page_file> result_file(const std::string& json) {
   http::response_text text;
   text.pieces.push_back(boost::asio::buffer(json));
-  text.suffix = "}";
+  text.suffix = mcp::result_tail;
   auto file = http::page_file::write(text);
   if (!file) return nullptr;
   return std::make_shared<const http::page_file>(std::move(*file));
@@ -272,7 +272,7 @@ http::response tool_response(const http::request& req, std::string head, mcp::sh
   bool gzipped = result->deflated && accepts_gzip(req);
   auto res = [&] {
     if (!gzipped) return rpc_http(200, std::move(head));
-    auto frame = compression::frame_gzip(head, *result->deflated, "}");
+    auto frame = compression::frame_gzip(head, *result->deflated, mcp::result_tail);
     auto gz = rpc_http(200, std::move(frame.before));
     gz.set(http::bhttp::field::content_encoding, "gzip");
     gz.body().pieces.push_back(boost::asio::buffer(result->deflated->blocks));
@@ -281,11 +281,13 @@ http::response tool_response(const http::request& req, std::string head, mcp::sh
   }();
   res.set(http::bhttp::field::vary, "Accept-Encoding");
   auto& body = res.body();
-  if (!gzipped && result->file) {
-    body.file = result->file;
-  } else if (!gzipped) {
-    body.pieces.push_back(boost::asio::buffer(result->json));
-    body.suffix = "}";
+  if (!gzipped) {
+    if (result->file) {
+      body.file = result->file;
+    } else {
+      body.pieces.push_back(boost::asio::buffer(result->json));
+      body.suffix = mcp::result_tail;
+    }
   }
   body.keep_alive = std::move(result);
   res.prepare_payload();

@@ -80,6 +80,8 @@ std::string result_json(const tool_result& r);
 /// What a tools/call answer holds before its result: {"jsonrpc":"2.0","id":ID,"result": with
 /// `id_json` the id's JSON text.
 std::string result_head(std::string_view id_json);
+/// What closes a tools/call answer after its result: the envelope's brace.
+inline constexpr std::string_view result_tail = "}";
 
 using tool_answer = std::variant<tool_result, shared_result, rpc_error>;
 using tool_call = std::function<tool_answer(std::string_view name, const boost::json::object& arguments)>;
@@ -103,7 +105,7 @@ class server {
 
     std::optional<std::string> body;  // the JSON-RPC response (its head when `result` is set); none for a notification or a response
     bool malformed = false;           // a parse error or an invalid request (HTTP answers 400)
-    shared_result result;             // a tools/call result: the response is `body`, then it, then "}"
+    shared_result result;             // a tools/call result: the response is `body`, then it, then result_tail
     /// The whole response in one string.
     std::string text() const;
   };
