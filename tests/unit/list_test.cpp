@@ -660,6 +660,25 @@ CAF_TEST(a page file holds the text pieces and suffix of the page byte for byte)
   CAF_CHECK(body.flatten() == R"({"jsonrpc":"2.0","id":7,"result":)" + page.flatten());
 }
 
+CAF_TEST(a kept MCP result held in its file reads as the same result held as text) {
+  std::string json = R"({"content":[{"type":"text","text":"a page"}],"structuredContent":{"items":[)";
+  json.append(std::string(6000, 'x')).append(R"(]},"isError":false})");
+  http::response_text text;
+  text.pieces.push_back(boost::asio::buffer(json));
+  text.suffix = mcp::result_tail;
+  auto file = http::page_file::write(text);
+  CAF_REQUIRE(file);
+  auto in_file = std::make_shared<const mcp::kept_result>(
+      mcp::kept_result{"", std::nullopt, std::make_shared<const http::page_file>(std::move(*file))});
+  auto as_text = std::make_shared<const mcp::kept_result>(mcp::kept_result{json, std::nullopt, nullptr});
+  CAF_CHECK(in_file->text() == json);
+  CAF_CHECK(as_text->text() == json);
+  // The whole answer, as an in-process caller takes it: the envelope's head, the result, its brace.
+  auto head = mcp::result_head("7");
+  CAF_CHECK_EQUAL(mcp::server::outcome(head, false, in_file).text(), head + json + "}");
+  CAF_CHECK_EQUAL(mcp::server::outcome(head, false, in_file).text(), mcp::server::outcome(head, false, as_text).text());
+}
+
 CAF_TEST(an ETag names the run and version in hex and the target by a 16 digit hash) {
   catalog::snapshot s;
   auto expect = [&](std::uint64_t epoch, std::uint64_t version, std::string_view target) {

@@ -1,5 +1,6 @@
 #include "z402/mcp/protocol.hpp"
 
+#include "http/page_file.hpp"
 #include "z402/wire/json.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -55,8 +56,15 @@ std::string result_head(std::string_view id_json) {
 std::string server::outcome::text() const {
   if (!body || !result) return body.value_or(std::string{});
   std::string out;
-  out.reserve(body->size() + result->json.size() + result_tail.size());
-  return out.append(*body).append(result->json).append(result_tail);
+  auto text = result->text();
+  out.reserve(body->size() + text.size() + result_tail.size());
+  return out.append(*body).append(text).append(result_tail);
+}
+
+std::string_view kept_result::text() const {
+  if (!file) return json;
+  auto bytes = file->bytes();
+  return bytes.substr(0, bytes.size() - result_tail.size());
 }
 
 server::server(server_info info, std::vector<tool> tools, tool_call call)

@@ -180,6 +180,7 @@ mcp::tool_answer answer(read_state& reads, const catalog::snapshot& snap, std::s
                                       mcp::kept_result kept{mcp::result_json(*result), std::nullopt, nullptr};
                                       if (kept.json.size() > gzip_threshold) kept.deflated = compression::deflate_blocks(kept.json);
                                       if (kept.json.size() > file_threshold) kept.file = result_file(kept.json);
+                                      if (kept.file) std::string{}.swap(kept.json);  // the file holds it
                                       auto bytes = kept.json.size() + (kept.deflated ? kept.deflated->blocks.size() : 0) +
                                                    (kept.file ? kept.file->size() : 0);
                                       return std::pair{std::move(kept), bytes};

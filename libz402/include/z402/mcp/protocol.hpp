@@ -67,12 +67,14 @@ struct tool_result {
 /// clients that take gzip: a member framed around it holds each request's id
 /// (compression::frame_gzip).
 /// A server that sends over sockets may keep the result's text and the envelope's closing brace
-/// in a file too, for sendfile (http::page_file): a page of 100 is 162 KB, copied into the
-/// socket on every answer otherwise.
+/// in a file instead, for sendfile (http::page_file): a page of 100 is 162 KB, copied into the
+/// socket on every answer otherwise, and held once, in the file, not again on the heap.
 struct kept_result {
-  std::string json;
+  std::string json;  // the result's text; empty when `file` holds it
   std::optional<compression::deflated> deflated;
-  std::shared_ptr<const http::page_file> file;
+  std::shared_ptr<const http::page_file> file;  // the result's text then result_tail, or none
+  /// The result's JSON text, wherever it is held.
+  std::string_view text() const;
 };
 using shared_result = std::shared_ptr<const kept_result>;
 /// The JSON text of `r`'s result object.
