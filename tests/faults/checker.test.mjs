@@ -70,6 +70,18 @@ test("a payment counted twice is a violation, unless the primary's clock passed 
   assert.equal(violations(history().declare(500, 1).settle(1000, "a").settle(3000, "a", "follower-a").final(10000, 1, 2))[counted], 2);
   assert.equal(violations(history().declare(500, 1).settle(1000, "a").fault("clock", "primary", 2000, 2000, { seconds: 90000 })
     .settle(3000, "a", "follower-a").final(10000, 1, 2))[counted], 0);
+  // An attempt left without an answer while a partition held it may reach the primary once the
+  // partition heals, after a clock jump that came after its timeout, and count again; one
+  // answered, or unanswered with nothing holding it, could not.
+  const heldThenJump = (type, partition = true) => {
+    const h = history().declare(500, 1).settle(1000, "a");
+    if (partition) h.fault("pair-down", "primary", 1100, 8000);
+    return violations(h.op(1200, "follower-a", "settle", { payment: "a", provider: 0, route: 0 }, type, 5000)
+      .fault("clock", "primary", 9000, 9000, { seconds: 90000 }).final(30000, 1, 2))[counted];
+  };
+  assert.equal(heldThenJump("info"), 0);
+  assert.equal(heldThenJump("ok"), 2);
+  assert.equal(heldThenJump("info", false), 2);
   // A payment whose only answer was none may have counted or not; one refused did not.
   assert.equal(violations(history().declare(500, 1).settle(1000, "a", "follower-a", "info").final(10000, 1, 1))[counted], 0);
   assert.equal(violations(history().declare(500, 1).settle(1000, "a", "follower-a", "info").final(10000, 1, 0))[counted], 0);

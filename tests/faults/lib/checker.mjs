@@ -68,6 +68,24 @@ export function check(events, meta) {
     else ops.get(e.id).complete = e;
   }
   const all = [...ops.values()].filter((o) => o.complete);
+  /**
+   * The latest moment a write can take effect at the primary. One answered took effect before
+   * its answer. One left without an answer may take effect after its client gave up, while a
+   * fault holds it on its way: a stopped node that reads it once resumed, or a partition of its
+   * node or of the primary, through which a follower's forward waits in its link's socket and
+   * arrives once the link heals, at TCP's next retransmission, which backs off exponentially and
+   * so comes at most as long after the heal as the bytes had waited before it.
+   */
+  const holding = faults.filter((f) => ["pause", "pair-down", "one-way", "follower-isolated", "delay"].includes(f.kind));
+  const latestEffect = (o) => {
+    if (o.complete.type !== "info") return o.complete.t;
+    let latest = o.complete.t;
+    for (const f of holding) {
+      if ((f.target === o.invoke.node || f.target === meta.primary) && f.start <= o.complete.t && f.end > o.invoke.t)
+        latest = Math.max(latest, f.end + (f.end - o.invoke.t));
+    }
+    return latest;
+  };
   const byF = (f) => all.filter((o) => o.invoke.f === f);
   const finals = byF("final").map((o) => o.complete.value);
   const results = [];
@@ -134,7 +152,8 @@ export function check(events, meta) {
       for (let k = 1, first = taken[0]; k < taken.length; ++k) {
         const a = taken[k];
         // The first attempt may have met the primary's clock before a jump made just before it.
-        const elapsedS = (a.complete.t - first.invoke.t) / 1000 + offsetAt(a.complete.t) - offsetAt(first.invoke.t - clockLagMs);
+        const latest = latestEffect(a);
+        const elapsedS = (latest - first.invoke.t) / 1000 + offsetAt(latest) - offsetAt(first.invoke.t - clockLagMs);
         if (elapsedS >= windowS) { ++counts; first = a; }
       }
       e.most += counts;
