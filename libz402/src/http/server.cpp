@@ -7,6 +7,7 @@
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -24,9 +25,8 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 using tcp = net::ip::tcp;
 
-constexpr std::size_t small_read_buffer = 4u << 10;    // a header and a settle body in one read,
-                                                       // held only while a request is read
-constexpr std::size_t large_read_buffer = 256u << 10;  // large bodies in few reads
+constexpr std::size_t small_read_buffer = 4u << 10;  // a header and a settle body in one read,
+                                                     // held only while a request is read
 // A connection whose request came within this of its last answer's being sent, or while answers
 // were pending, is busy: it keeps its read buffer and reads at once (await_request). Long enough
 // that a connection sending 10 requests a second or more never waits (a rail node's settles, a
@@ -229,19 +229,28 @@ class basic_session final : public session, public std::enable_shared_from_this<
       if (ec && ec != bhttp::error::need_more) return on_read_error(ec);
       if (parser_->is_done()) return on_body({});
     }
-    // Beast reads at most the buffer's free capacity at a time: a 500 KB declaration read
-    // through a small buffer would take a thousand turns of the io loop. Grow it for the body;
-    // it shrinks back when the request is done (a thousand idle connections stay small).
-    if (auto length = parser_->content_length(); length && *length > buffer_.capacity())
-      buffer_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*length, large_read_buffer)));
     stream_.expires_after(server_.options().read_timeout);
+    // The rest of a body framed by Content-Length is read straight into the request's string,
+    // as much as the socket holds at each read (the buffer above is empty once the parser took
+    // its bytes). Through Beast's parser each byte went into the read buffer, grown to 256 KiB
+    // for it, and was copied from there: under the suite's declarations those buffers were
+    // 2.1 MB of the peak beside the bodies themselves (benchmarks/results/profile.md).
+    if (auto length = parser_->content_length(); length && !parser_->chunked()) {
+      auto& body = parser_->get().body();
+      auto have = body.size();
+      body.resize(static_cast<std::size_t>(*length));
+      net::async_read(stream_, net::buffer(body.data() + have, body.size() - have),
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
+      return;
+    }
+    // Chunked: Beast's parser takes the framing apart, and its read may grow the buffer.
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
   }
 
   void on_body(beast::error_code ec) {
     if (ec) return on_read_error(ec);
-    // A buffer grown for a large body goes back whole; the next read takes a small one.
+    // A buffer grown for a chunked body goes back whole; the next read takes a small one.
     if (buffer_.capacity() > small_read_buffer && buffer_.size() == 0) drop_read_buffer();
     reading_ = false;
     in_request_ = false;
