@@ -62,6 +62,17 @@ test("an acknowledged declaration lost without a kill is a violation; one acknow
   // A disk failure that healed long before the kill puts nothing at risk.
   assert.equal(violations(history().declare(1000, 1).declare(2000, 2).fault("disk-failing", "primary", 2500, 3000, { applied: true })
     .fault("kill", "primary", 20000, 21000).final(30000, 1, 0))[declared], 2);
+  // A revision left unanswered while a partition held it may be applied after a newer one was
+  // acknowledged, and be what is served; one answered, or with nothing holding it, may not.
+  const staleAfterNewer = (type, partition = true) => {
+    const h = history().declare(1000, 1);
+    if (partition) h.fault("follower-isolated", "follower-a", 1900, 8000);
+    return violations(h.op(2000, "follower-a", "declare", { provider: 0, revision: 2 }, type, 5000)
+      .op(7500, "primary", "declare", { provider: 0, revision: 3 }, "ok").final(20000, 2, 0))[declared];
+  };
+  assert.equal(staleAfterNewer("info"), 0);
+  assert.equal(staleAfterNewer("ok"), 2);
+  assert.equal(staleAfterNewer("info", false), 2);
   // A revision never sent is a violation too.
   assert.equal(violations(history().declare(1000, 1).final(10000, 3, 0))[declared], 2);
 });
