@@ -109,14 +109,14 @@ export function check(events, meta) {
     let checked = 0;
     for (const p of meta.providers) {
       const declared = byF("declare").filter((o) => o.invoke.value.provider === p.index);
-      const maybe = declared.filter((o) => o.complete.type !== "fail").map((o) => o.invoke.value.revision);
-      const sure = declared.filter((o) => o.complete.type === "ok" && !atRisk(o.invoke.t, o.complete.t));
-      const last = sure.reduce((a, o) => (!a || o.invoke.value.revision > a.invoke.value.revision ? o : a), null);
+      const taken = declared.filter((o) => o.complete.type !== "fail");
+      const sent = (o) => o.invoke.value.revision;
+      const sure = taken.filter((o) => o.complete.type === "ok" && !atRisk(o.invoke.t, o.complete.t));
+      const last = sure.reduce((a, o) => (!a || sent(o) > sent(a) ? o : a), null);
       // What is served last is the write applied last: the newest sure one, or one that may have
       // been applied after it, as a write left unanswered and held by a fault can be.
-      const least = !last ? 0 : Math.min(last.invoke.value.revision,
-        ...declared.filter((o) => o.complete.type !== "fail" && latestEffect(o) > last.invoke.t).map((o) => o.invoke.value.revision));
-      const most = Math.max(0, ...maybe);
+      const least = !last ? 0 : Math.min(sent(last), ...taken.filter((o) => latestEffect(o) > last.invoke.t).map(sent));
+      const most = Math.max(0, ...taken.map(sent));
       for (const node of meta.nodes) {
         for (const url of p.routes) {
           ++checked;
