@@ -6,6 +6,7 @@
 #include "engine_fixture.hpp"
 
 #include "catalog/feed_actor.hpp"
+#include "catalog/forward_deadline.hpp"
 #include "catalog/persistence_actor.hpp"
 #include "z402/config/atomic_file.hpp"
 #include "catalog/provider_actor.hpp"
@@ -501,7 +502,98 @@ CAF_TEST(the feed hands the writes a follower forwards to this node s PROVIDER a
   CAF_CHECK(snap()->items.empty());
 }
 
+CAF_TEST(a forwarded write lands up to its deadline on the primary s steady clock and never after) {
+  start_engine();
+  catalog::feed_remote_actor feed = engine->feed();
+  sched.run();
+  auto command = [&](std::string resource, std::string digest, std::int64_t deadline) {
+    auto checked = rules::validate_declaration(test::declaration_of({test::valid_item(terms, resource)}), {terms, test::pay_to, false, 128});
+    CAF_REQUIRE(checked.has_value());
+    auto cmd = catalog::make_declare_command(std::move(*checked), std::move(digest));
+    cmd.deadline_ms = deadline;
+    return cmd;
+  };
+  auto send = [&](auto... xs) {
+    auto handle = self->request(feed, caf::infinite, xs...);
+    auto outcome = answer<catalog::write_outcome>(handle);
+    CAF_REQUIRE(outcome);
+    return *outcome;
+  };
+  auto now = catalog::steady_ms(sched.clock());
+  // Within its deadline it lands; past it, a declaration changes nothing.
+  auto in_time = send(catalog::atom::declare::value, std::string{"p1"}, command("https://a.example.com/x", "d1", now + 5000));
+  CAF_CHECK(in_time.state == catalog::write_outcome::status::ok);
+  auto late = send(catalog::atom::declare::value, std::string{"p1"}, command("https://b.example.com/y", "d2", now - 1));
+  CAF_CHECK(late.state == catalog::write_outcome::status::unavailable);
+  CAF_CHECK(late.problem.code == errc::unavailable);
+  CAF_CHECK_NOT_EQUAL(late.problem.reason.find("stopped waiting"), std::string::npos);
+  CAF_REQUIRE_EQUAL(snap()->items.size(), 1u);
+  CAF_CHECK_EQUAL(snap()->items[0]->record().identity.resource, "https://a.example.com/x");
+  // The same for a delisting; the clock moving on is what makes a deadline pass.
+  auto deadline = catalog::steady_ms(sched.clock()) + 1000;
+  advance(std::chrono::milliseconds{1001});
+  auto late_delisting = send(catalog::atom::delist::value, std::string{"p1"}, catalog::delist_command{true, {}, deadline});
+  CAF_CHECK(late_delisting.state == catalog::write_outcome::status::unavailable);
+  CAF_CHECK_EQUAL(snap()->items.size(), 1u);
+  auto delisting = send(catalog::atom::delist::value, std::string{"p1"}, catalog::delist_command{true, {}, catalog::steady_ms(sched.clock()) + 5000});
+  CAF_CHECK(delisting.state == catalog::write_outcome::status::ok);
+  CAF_CHECK(snap()->items.empty());
+  // A write taken at this node carries no deadline, however the clock moves.
+  advance(std::chrono::milliseconds{60'000});
+  CAF_CHECK(send(catalog::atom::declare::value, std::string{"p1"}, command("https://c.example.com/z", "d3", 0)).state ==
+            catalog::write_outcome::status::ok);
+}
+
+CAF_TEST(the feed says when it sent each copy and change on its steady clock) {
+  auto first = catalog::make_snapshot(7, 1, {item(1, "https://a.example.com/x")}, 0, 1, test::start_ms);
+  auto sent = std::make_shared<std::vector<std::int64_t>>();
+  auto follower = sys.spawn([](std::shared_ptr<std::vector<std::int64_t>> sent) -> catalog::replica_feed_actor::behavior_type {
+    return {
+        [sent](catalog::atom::copy, catalog::catalog_copy& c) { sent->push_back(c.sent_ms); },
+        [sent](catalog::atom::delta, catalog::catalog_delta& d) { sent->push_back(d.sent_ms); },
+        [](catalog::atom::keyring, std::string&) {},
+        [](catalog::atom::checks, std::string&) {},
+        [](catalog::atom::signed_catalog, std::uint64_t, std::int64_t, std::string&, std::string&, std::string&) {},
+    };
+  }, sent);
+  auto feed = sys.spawn(catalog::feed, ctx, first, std::uint64_t{7}, std::size_t{4}, catalog::writes_actor{},
+                        std::shared_ptr<const catalog::signed_store>{});
+  auto at_subscribe = catalog::steady_ms(sched.clock());
+  self->send(feed, catalog::atom::subscribe::value, std::uint64_t{8}, std::uint64_t{1}, follower);  // another run: a copy
+  sched.run();
+  caf::send_as(follower, feed, catalog::atom::applied::value, std::uint64_t{1});
+  advance(catalog::feed_heartbeat + std::chrono::milliseconds{10});  // nothing published: the tick's change
+  CAF_REQUIRE_EQUAL(sent->size(), 2u);
+  CAF_CHECK_EQUAL(sent->at(0), at_subscribe);
+  CAF_CHECK_GREATER_OR_EQUAL(sent->at(1), at_subscribe + std::chrono::milliseconds{catalog::feed_heartbeat}.count());
+  self->send_exit(feed, caf::exit_reason::user_shutdown);
+  sched.run();
+}
+
 CAF_TEST_FIXTURE_SCOPE_END()
+
+CAF_TEST(a follower s estimate of the primary s clock is never late and its deadlines follow from it) {
+  catalog::primary_clock primary;
+  constexpr std::chrono::milliseconds wait{5000};
+  // A deadline lets a write land up to and at it, never after it; none is no deadline.
+  CAF_CHECK(!catalog::past_deadline(1'000, 999));
+  CAF_CHECK(!catalog::past_deadline(1'000, 1'000));
+  CAF_CHECK(catalog::past_deadline(1'000, 1'001));
+  CAF_CHECK(!catalog::past_deadline(0, 1'000'000));
+  CAF_CHECK(!primary.deadline(100, wait));  // nothing heard on this link yet
+  // The primary's clock reads 10,000 when this node's reads 1,000. A message that spent 40 ms in
+  // transit makes it look 40 ms earlier; one that spent 2 ms, 2 ms: the latter is kept.
+  primary.heard(10'000 - 40, 1'000);
+  CAF_CHECK_EQUAL(primary.deadline(1'000, wait).value_or(0), 10'000 - 40 + 5'000);
+  primary.heard(20'000 - 2, 11'000);
+  primary.heard(30'000 - 900, 21'000);  // held up in a slow link: does not make the estimate later
+  CAF_CHECK_EQUAL(primary.deadline(21'000, wait).value_or(0), 30'000 - 2 + 5'000);
+  // Another link, perhaps another machine's clock: nothing until the feed speaks again.
+  primary.forget();
+  CAF_CHECK(!primary.deadline(21'000, wait));
+  primary.heard(5, 21'000);
+  CAF_CHECK_EQUAL(primary.deadline(21'010, wait).value_or(0), 5 + 10 + 5'000);
+}
 
 CAF_TEST(a follower says each reason it cannot reach its primary once and keeps a bounded number of them) {
   using news = catalog::unreachable_reasons::news;

@@ -1,5 +1,7 @@
 #include "catalog/feed_actor.hpp"
 
+#include "catalog/forward_deadline.hpp"
+
 #include <algorithm>
 
 namespace z402::catalog {
@@ -42,6 +44,7 @@ namespace {
 void send_changes(feed_actor::stateful_pointer<feed_state> self, feed_state::follower& f, catalog_delta changes,
                   const snapshot_ptr& to) {
   changes.payments = std::exchange(f.owed, {});
+  changes.sent_ms = steady_ms(self->clock());
   self->send(f.replica, atom::delta::value, std::move(changes));
   f.sent = to;
   ++f.unacknowledged;
@@ -94,9 +97,11 @@ feed_actor::behavior_type feed(feed_actor::stateful_pointer<feed_state> self, en
         if (epoch == st.epoch && held != st.recent.end()) {
           auto d = delta_between(**held, *latest, st.epoch);
           d.payments = payments_between(st.recent, version, latest->version);
+          d.sent_ms = steady_ms(self->clock());
           self->send(replica, atom::delta::value, std::move(d));
         } else {
-          self->send(replica, atom::copy::value, catalog_copy{st.epoch, latest->version, item_list(latest->items.begin(), latest->items.end()), latest->bytes, latest->providers});
+          self->send(replica, atom::copy::value, catalog_copy{st.epoch, latest->version, item_list(latest->items.begin(), latest->items.end()),
+                                                              latest->bytes, latest->providers, steady_ms(self->clock())});
         }
         // A reconnecting follower replaces its earlier subscription.
         std::erase_if(st.followers, [&](auto& f) { return f.replica == replica; });

@@ -1,5 +1,7 @@
 #include "catalog/provider_actor.hpp"
 
+#include "catalog/forward_deadline.hpp"
+
 #include "z402/wire/iso_time.hpp"
 
 #include <algorithm>
@@ -272,6 +274,17 @@ bool heartbeat(self_ptr self, const std::string& digest, const write_completion&
 }
 
 // Upserts a declaration's items, within the provider's budget here and the catalog's at the REGISTRY.
+// A forwarded write whose follower has stopped waiting for it (forward_deadline.hpp) is answered
+// unavailable and changes nothing: the follower has answered 503 or is about to, and the client
+// may have written again since, through another node.
+bool refused_as_late(self_ptr self, std::int64_t deadline_ms, const write_completion& done) {
+  if (!past_deadline(deadline_ms, steady_ms(self->clock()))) return false;
+  self->state.ctx.log.info("a forwarded write reached the primary after its follower stopped waiting; not applied",
+                           {{"provider", self->state.provider}});
+  done(write_outcome::unavailable("the follower that forwarded this write stopped waiting for it; it was not applied"));
+  return true;
+}
+
 void declare(self_ptr self, const declare_command& cmd, const write_completion& done) {
   auto& st = self->state;
   auto now = st.ctx.clock->now_ms();
@@ -382,9 +395,12 @@ provider_actor::behavior_type provider(provider_actor::stateful_pointer<provider
   arm_timer(self);
   return {
       [=](atom::declare, const declare_command& cmd, const write_completion& done) {
+        if (refused_as_late(self, cmd.deadline_ms, done)) return;
         if (!heartbeat(self, cmd.digest, done)) declare(self, cmd, done);
       },
-      [=](atom::delist, const delist_command& cmd, const write_completion& done) { delist(self, cmd, done); },
+      [=](atom::delist, const delist_command& cmd, const write_completion& done) {
+        if (!refused_as_late(self, cmd.deadline_ms, done)) delist(self, cmd, done);
+      },
       [=](atom::repeat, const std::string& digest, const write_completion& done) {
         if (!heartbeat(self, digest, done)) done({write_outcome::status::not_a_repeat, {}, 0, 0});
       },

@@ -101,16 +101,27 @@ void refuse_all(settle_answers& answers, const error& why) {
 
 error unavailable(std::string why) { return {errc::unavailable, "", std::move(why)}; }
 
-// Sends a forwarded write to the primary and keeps how to refuse it while it is unanswered: a
-// lost link refuses it at once (the answer or the timeout that may follow does nothing, since a
-// completion answers once). `answer` gets the primary's reply; `refuse` any failure (unavailable).
+// Sends a forwarded write to the primary. `answer` gets the primary's reply; `refuse` any
+// failure (unavailable). A settle or a heartbeat (`deadline` null: landing late changes nothing,
+// since a payment counts once and a heartbeat repeats) is refused at once when the link goes down
+// (the answer or the timeout that may follow does nothing, since a completion answers once). A
+// declaration or a delisting gets its deadline written into `*deadline`, in the command among
+// `xs`, and is refused only at its timeout: until then the primary may still apply it, and a 503
+// given earlier would let the client's next write land before it. (A request already sent ends
+// with its reply or at its timeout: a link that goes down drops the reply, not the timeout.)
 template <class Reply, class Answer, class Refuse, class... Ts>
-void forward(self_ptr self, Answer answer, Refuse refuse, Ts&&... xs) {
+void forward(self_ptr self, std::int64_t* deadline, Answer answer, Refuse refuse, Ts&&... xs) {
   auto& st = self->state;
   if (!st.feed) return refuse(unavailable("the primary is unreachable; try again shortly"));
   if (st.checks_differ) return refuse(*st.checks_differ);
   auto ticket = st.next_ticket++;
-  st.in_flight.emplace(ticket, refuse);
+  if (deadline) {
+    auto last = st.primary_time.deadline(steady_ms(self->clock()), forward_timeout);
+    if (!last) return refuse(unavailable("the primary has sent nothing on its new link yet; try again shortly"));
+    *deadline = *last;
+  } else {
+    st.in_flight.emplace(ticket, refuse);
+  }
   self->request(st.feed, forward_timeout, std::forward<Ts>(xs)...)
       .then(
           [=](Reply& reply) mutable {
@@ -128,11 +139,11 @@ auto refusing(write_completion done) {
   return [done](const error& why) { done({write_outcome::status::unavailable, why, 0, 0}); };
 }
 
-template <class... Ts>
-void forward_write(self_ptr self, write_completion& done, Ts&&... xs) {
+void forward_delisting(self_ptr self, std::string provider, delist_command cmd, write_completion done) {
+  auto* deadline = &cmd.deadline_ms;
   forward<write_outcome>(
-      self, [done](write_outcome& o) { done(std::move(o)); },
-      refusing(done), std::forward<Ts>(xs)...);
+      self, deadline, [done](write_outcome& o) { done(std::move(o)); }, refusing(done), atom::delist::value, std::move(provider),
+      std::move(cmd));
 }
 
 // A declaration for the primary. A heartbeat crosses the link as its digest alone (32 bytes
@@ -143,8 +154,9 @@ void forward_declaration(self_ptr self, std::string provider, declare_command cm
   auto& digests = self->state.declared_digests;
   auto whole = [=](declare_command& cmd) mutable {
     auto digest = cmd.digest;
+    auto* deadline = &cmd.deadline_ms;
     forward<write_outcome>(
-        self,
+        self, deadline,
         [=](write_outcome& o) mutable {
           if (o.state == write_outcome::status::ok && !digest.empty()) self->state.declared_digests[provider] = digest;
           done(std::move(o));
@@ -156,7 +168,7 @@ void forward_declaration(self_ptr self, std::string provider, declare_command cm
   if (cmd.digest.empty() || known == digests.end() || known->second != cmd.digest) return whole(cmd);
   auto digest = cmd.digest;
   forward<write_outcome>(
-      self,
+      self, nullptr,
       [=, cmd = std::make_shared<declare_command>(std::move(cmd))](write_outcome& o) mutable {
         if (o.state == write_outcome::status::not_a_repeat) return whole(*cmd);
         done(std::move(o));
@@ -169,6 +181,7 @@ void forward_declaration(self_ptr self, std::string provider, declare_command cm
 void follow(self_ptr self, feed_remote_actor feed) {
   auto& st = self->state;
   st.feed = std::move(feed);
+  st.primary_time.forget();
   self->monitor(st.feed);
   st.backoff = std::chrono::milliseconds{0};
   st.failures_said.linked();
@@ -178,8 +191,9 @@ void follow(self_ptr self, feed_remote_actor feed) {
   self->send(st.feed, atom::subscribe::value, st.epoch, st.version, caf::actor_cast<replica_feed_actor>(self));
 }
 
-// The FEED went down: writes on their way get their answer now, not at their timeout (the
-// client tries again), and the primary is reached again with backoff.
+// The FEED went down: settles and heartbeats on their way get their answer now, not at their
+// timeout (the client tries again); declarations and delistings at theirs (forward). The primary
+// is reached again with backoff.
 void lost_primary(self_ptr self) {
   auto& st = self->state;
   st.feed = nullptr;
@@ -200,6 +214,7 @@ void resubscribe(self_ptr self) {
 
 void take_copy(self_ptr self, catalog_copy& c) {
   auto& st = self->state;
+  st.primary_time.heard(c.sent_ms, steady_ms(self->clock()));
   st.epoch = c.epoch;
   st.version = c.version;
   st.items = listing_items{c.items};
@@ -211,6 +226,7 @@ void take_copy(self_ptr self, catalog_copy& c) {
 
 void take_delta(self_ptr self, catalog_delta& d) {
   auto& st = self->state;
+  st.primary_time.heard(d.sent_ms, steady_ms(self->clock()));
   // Not a continuation of what it holds: ask again from there (a copy if need be).
   if (d.epoch != st.epoch || d.from != st.version) return resubscribe(self);
   if (d.version == st.version && d.upserts.empty() && d.recounted.empty() && d.removed.empty() && d.payments.empty()) {
@@ -241,7 +257,7 @@ void compare_checks(self_ptr self, const std::string& primary) {
 
 void forward_settles(self_ptr self, settle_batch events, settle_answers answers) {
   forward<settle_outcomes>(
-      self,
+      self, nullptr,
       [answers](settle_outcomes& outcomes) mutable {
         if (outcomes.size() != answers.size()) return refuse_all(answers, unavailable("the primary's answer did not match the batch"));
         for (std::size_t i = 0; i < answers.size(); ++i) answers[i](std::move(outcomes[i]));
@@ -314,8 +330,8 @@ replica_actor::behavior_type replica(replica_actor::stateful_pointer<replica_sta
       [=](atom::declare, std::string& provider, declare_command& cmd, write_completion& done) {
         forward_declaration(self, std::move(provider), std::move(cmd), std::move(done));
       },
-      [=](atom::delist a, std::string& provider, delist_command& cmd, write_completion& done) {
-        forward_write(self, done, a, std::move(provider), std::move(cmd));
+      [=](atom::delist, std::string& provider, delist_command& cmd, write_completion& done) {
+        forward_delisting(self, std::move(provider), std::move(cmd), std::move(done));
       },
       [=](atom::settle, settle_batch& events, settle_answers& answers) { forward_settles(self, std::move(events), std::move(answers)); },
   };

@@ -14,6 +14,7 @@
 // answer within 5 s, they are answered unavailable, and the client tries again: a settle sent twice still counts once. The primary's
 // keyring arrives with the feed and goes to `on_keyring` (the server writes it to its own
 // keyring file, so its authentication matches the primary's and a promoted follower has it).
+#include "catalog/forward_deadline.hpp"
 #include "z402/catalog/actors.hpp"
 #include "z402/catalog/engine_context.hpp"
 #include "z402/catalog/signed_catalog.hpp"
@@ -75,8 +76,12 @@ struct replica_state {
   /// declaration with the same one is first sent as that digest alone (a heartbeat). One per
   /// provider the keyring names.
   std::unordered_map<std::string, std::string> declared_digests;
-  // Forwarded writes the primary has not answered, by ticket: how to refuse each (with a reason)
-  // when the link goes down first.
+  /// The primary's steady clock, from the feed's messages on this link: the deadlines of the
+  /// declarations and delistings it forwards (forward_deadline.hpp).
+  primary_clock primary_time;
+  // Forwarded settles and heartbeats the primary has not answered, by ticket: how to refuse each
+  // (with a reason) when the link goes down first. Declarations and delistings are not here: they
+  // are answered at their timeout, once the primary refuses them (forward_deadline.hpp).
   std::uint64_t next_ticket = 1;
   std::unordered_map<std::uint64_t, std::function<void(const error&)>> in_flight;
 

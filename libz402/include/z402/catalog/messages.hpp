@@ -39,12 +39,17 @@ struct declare_command {
   /// Of the declaration's body: a body equal to the provider's last one (a heartbeat) only moves
   /// its items' lastSeen on. Empty: the body is not known (every item is upserted).
   std::string digest;
+  /// Forwarded by a follower: the last moment, on the primary's steady clock in ms, it may be
+  /// applied (catalog/forward_deadline.hpp); past it the PROVIDER refuses it as unavailable.
+  /// 0: taken at this node, no deadline.
+  std::int64_t deadline_ms = 0;
 };
 
 /// The provider's items to remove: `keys` are item_identity::key()s; `all` removes every one.
 struct delist_command {
   bool all = false;
   std::vector<std::string> keys;
+  std::int64_t deadline_ms = 0;  // as declare_command's
 };
 
 /// The answer to a write, as the HTTP layer turns it into a response.
@@ -76,6 +81,7 @@ struct catalog_copy {
   item_list items;
   std::size_t bytes = 0;      // the primary's totals for this version: a follower takes them as
   std::size_t providers = 0;  // they are, never counts them again
+  std::int64_t sent_ms = 0;   // the FEED's steady clock when it sent this (forward_deadline.hpp)
 };
 
 /// An item whose content did not change from one version to the next, only what moves often:
@@ -103,6 +109,7 @@ struct catalog_delta {
   // The payments first counted after `from` up to `version`: the follower saves them as the
   // primary does, so once promoted it still counts each of them once.
   std::vector<payment_record> payments;
+  std::int64_t sent_ms = 0;  // as catalog_copy's
 };
 
 struct item_change {

@@ -126,7 +126,7 @@ typename Inspector::result_type inspect(Inspector& f, item_change& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, catalog_copy& x) {
-  return f(caf::meta::type_name("catalog_copy"), x.epoch, x.version, x.items, x.bytes, x.providers);
+  return f(caf::meta::type_name("catalog_copy"), x.epoch, x.version, x.items, x.bytes, x.providers, x.sent_ms);
 }
 
 template <class Inspector>
@@ -137,7 +137,7 @@ typename Inspector::result_type inspect(Inspector& f, item_counts& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, catalog_delta& x) {
   return f(caf::meta::type_name("catalog_delta"), x.epoch, x.from, x.version, x.upserts, x.recounted, x.removed, x.bytes,
-           x.providers, x.payments);
+           x.providers, x.payments, x.sent_ms);
 }
 
 template <class Inspector>
@@ -147,12 +147,12 @@ typename Inspector::result_type inspect(Inspector& f, declared_content& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, declare_command& x) {
-  return f(caf::meta::type_name("declare_command"), x.items, x.digest);
+  return f(caf::meta::type_name("declare_command"), x.items, x.digest, x.deadline_ms);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, delist_command& x) {
-  return f(caf::meta::type_name("delist_command"), x.all, x.keys);
+  return f(caf::meta::type_name("delist_command"), x.all, x.keys, x.deadline_ms);
 }
 
 template <class Inspector>
