@@ -62,15 +62,18 @@ test("an acknowledged declaration lost without a kill is a violation; one acknow
   // A disk failure that healed long before the kill puts nothing at risk.
   assert.equal(violations(history().declare(1000, 1).declare(2000, 2).fault("disk-failing", "primary", 2500, 3000, { applied: true })
     .fault("kill", "primary", 20000, 21000).final(30000, 1, 0))[declared], 2);
-  // A revision left unanswered while a partition held it may be applied after a newer one was
-  // acknowledged, and be what is served; one answered, or with nothing holding it, may not.
-  const staleAfterNewer = (type, partition = true) => {
+  // A revision left without an answer while a partition held it may be applied after a newer one
+  // was acknowledged, and be what is served; one answered, even 503 (the follower answers only
+  // once the primary would refuse it), or with nothing holding it, may not.
+  const staleAfterNewer = (type, partition = true, result = {}) => {
     const h = history().declare(1000, 1);
     if (partition) h.fault("follower-isolated", "follower-a", 1900, 8000);
-    return violations(h.op(2000, "follower-a", "declare", { provider: 0, revision: 2 }, type, 5000)
+    return violations(h.op(2000, "follower-a", "declare", { provider: 0, revision: 2 }, type, 5000, result)
       .op(7500, "primary", "declare", { provider: 0, revision: 3 }, "ok").final(20000, 2, 0))[declared];
   };
   assert.equal(staleAfterNewer("info"), 0);
+  assert.equal(staleAfterNewer("info", true, { error: "UND_ERR_HEADERS_TIMEOUT" }), 0);
+  assert.equal(staleAfterNewer("info", true, { status: 503, error: "unavailable" }), 2);
   assert.equal(staleAfterNewer("ok"), 2);
   assert.equal(staleAfterNewer("info", false), 2);
   // A revision never sent is a violation too.
@@ -93,6 +96,22 @@ test("a payment counted twice is a violation, unless the primary's clock passed 
   assert.equal(heldThenJump("info"), 0);
   assert.equal(heldThenJump("ok"), 2);
   assert.equal(heldThenJump("info", false), 2);
+  // The attempts may take effect in another order than they were sent: one sent first to a
+  // follower, held while the primary was cut off from its followers, may land after the jump,
+  // when the one sent later to the primary had counted before it. Both count then.
+  const heldPastLater = (fault) => {
+    const h = history().declare(500, 1);
+    if (fault) h.fault(fault, "primary", 1100, 9500);
+    return violations(h.op(1200, "follower-a", "settle", { payment: "a", provider: 0, route: 0 }, "info", 5000, { status: 503 })
+      .settle(6500, "a").fault("clock", "primary", 8000, 8000, { seconds: 90000 }).final(30000, 1, 2))[counted];
+  };
+  assert.equal(heldPastLater("primary-isolated"), 0);
+  assert.equal(heldPastLater(null), 2);
+  // A jump back between two attempts does not open the window; one forward past it does.
+  const jumpsBetween = (seconds) => violations(history().declare(500, 1).settle(1000, "a")
+    .fault("clock", "primary", 3000, 3000, { seconds }).settle(6000, "a", "follower-a").final(30000, 1, 2))[counted];
+  assert.equal(jumpsBetween(-600), 2);
+  assert.equal(jumpsBetween(90000), 0);
   // A payment whose only answer was none may have counted or not; one refused did not.
   assert.equal(violations(history().declare(500, 1).settle(1000, "a", "follower-a", "info").final(10000, 1, 1))[counted], 0);
   assert.equal(violations(history().declare(500, 1).settle(1000, "a", "follower-a", "info").final(10000, 1, 0))[counted], 0);

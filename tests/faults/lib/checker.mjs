@@ -76,7 +76,7 @@ export function check(events, meta) {
    * arrives once the link heals, at TCP's next retransmission, which backs off exponentially and
    * so comes at most as long after the heal as the bytes had waited before it.
    */
-  const holding = faults.filter((f) => ["pause", "pair-down", "one-way", "follower-isolated", "delay"].includes(f.kind));
+  const holding = faults.filter((f) => ["pause", "pair-down", "one-way", "follower-isolated", "primary-isolated", "delay"].includes(f.kind));
   const latestEffect = (o) => {
     if (o.complete.type !== "info") return o.complete.t;
     let latest = o.complete.t;
@@ -86,6 +86,13 @@ export function check(events, meta) {
     }
     return latest;
   };
+  /**
+   * The same for a declaration, which one answer more bounds: a 503. A node refuses a declaration
+   * itself without applying it, and a follower answers a forwarded one 503 only once its deadline
+   * has passed, after which the primary refuses it (docs/cluster.md): it landed before that
+   * answer or never. A settle answered 503 has no such bound: it may still count afterwards.
+   */
+  const latestDeclared = (o) => (o.complete.value?.status === 503 ? o.complete.t : latestEffect(o));
   const byF = (f) => all.filter((o) => o.invoke.f === f);
   const finals = byF("final").map((o) => o.complete.value);
   const results = [];
@@ -114,8 +121,8 @@ export function check(events, meta) {
       const sure = taken.filter((o) => o.complete.type === "ok" && !atRisk(o.invoke.t, o.complete.t));
       const last = sure.reduce((a, o) => (!a || sent(o) > sent(a) ? o : a), null);
       // What is served last is the write applied last: the newest sure one, or one that may have
-      // been applied after it, as a write left unanswered and held by a fault can be.
-      const least = !last ? 0 : Math.min(sent(last), ...taken.filter((o) => latestEffect(o) > last.invoke.t).map(sent));
+      // been applied after it, as a write left without an answer and held by a fault can be.
+      const least = !last ? 0 : Math.min(sent(last), ...taken.filter((o) => latestDeclared(o) > last.invoke.t).map(sent));
       const most = Math.max(0, ...taken.map(sent));
       for (const node of meta.nodes) {
         for (const url of p.routes) {
@@ -141,6 +148,16 @@ export function check(events, meta) {
     // The primary's clock offset at each moment, from the clock jumps made to it.
     const jumps = of("clock", meta.primary);
     const offsetAt = (t) => jumps.filter((j) => j.start <= t).reduce((s, j) => s + j.seconds, 0);
+    // The primary's clock, in seconds, at the earliest and latest it may have read while an
+    // attempt could take effect (from its invoke to latestEffect): at each end, and on either side
+    // of each jump between, with a jump's offset taking hold up to clockLagMs after it was made.
+    const serverRange = (o) => {
+      const from = o.invoke.t, to = latestEffect(o);
+      const moments = [from, to, ...jumps.flatMap((j) => [j.start - 1, j.start, j.start + clockLagMs])]
+        .filter((t) => t >= from && t <= to);
+      const readings = moments.flatMap((t) => [t / 1000 + offsetAt(t), t / 1000 + offsetAt(t - clockLagMs)]);
+      return { least: Math.min(...readings), most: Math.max(...readings) };
+    };
     const expected = new Map();  // "provider route" -> {least, most}
     const tallies = (paymentTallies = { distinct: payments.size, sentAgain: 0, atRisk: 0, windowPassed: 0 });
     for (const attempts of payments.values()) {
@@ -152,14 +169,14 @@ export function check(events, meta) {
       if (attempts.length > 1) ++tallies.sentAgain;
       if (taken.length === 0) continue;
       // Counted at most once, or once more for each time the primary's clock passed the
-      // ledger's window between two attempts that may have counted.
-      let counts = 1;
-      for (let k = 1, first = taken[0]; k < taken.length; ++k) {
-        const a = taken[k];
-        // The first attempt may have met the primary's clock before a jump made just before it.
-        const latest = latestEffect(a);
-        const elapsedS = (latest - first.invoke.t) / 1000 + offsetAt(latest) - offsetAt(first.invoke.t - clockLagMs);
-        if (elapsedS >= windowS) { ++counts; first = a; }
+      // ledger's window between two attempts that may have counted, in whichever order they took
+      // effect (one held by a fault may land after one sent later): the most attempts whose
+      // clock readings can be spaced a window apart, chosen by the earliest latest reading first.
+      let counts = 0;
+      let counted = -Infinity;
+      for (const { least, most } of taken.map(serverRange).sort((a, b) => a.most - b.most)) {
+        const at = Math.max(least, counted + windowS);
+        if (at <= most) { ++counts; counted = at; }
       }
       e.most += counts;
       tallies.windowPassed += counts - 1;
