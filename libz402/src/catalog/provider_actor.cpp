@@ -273,7 +273,6 @@ bool heartbeat(self_ptr self, const std::string& digest, const write_completion&
   return true;
 }
 
-// Upserts a declaration's items, within the provider's budget here and the catalog's at the REGISTRY.
 // A forwarded write whose follower has stopped waiting for it (forward_deadline.hpp) is answered
 // unavailable and changes nothing: the follower has answered 503 or is about to, and the client
 // may have written again since, through another node.
@@ -285,6 +284,7 @@ bool refused_as_late(self_ptr self, std::int64_t deadline_ms, const write_comple
   return true;
 }
 
+// Upserts a declaration's items, within the provider's budget here and the catalog's at the REGISTRY.
 void declare(self_ptr self, const declare_command& cmd, const write_completion& done) {
   auto& st = self->state;
   auto now = st.ctx.clock->now_ms();
