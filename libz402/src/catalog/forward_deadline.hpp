@@ -4,7 +4,7 @@
 // done" and may declare again through another node. A forward held up in the link past that
 // moment (a partition that heals later) must not land after the newer write, so each forwarded
 // declaration or delisting carries a deadline on the primary's steady clock, and the PROVIDER
-// refuses it past the deadline (docs/cluster.md, "Writes at a follower").
+// refuses it past the deadline (docs/cluster.md, on a forward held in its link).
 //
 // The follower knows the primary's clock from the feed: each message says when the primary sent
 // it. A message's time in transit only makes the primary's clock look earlier than it is, so the
