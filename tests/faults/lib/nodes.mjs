@@ -63,6 +63,8 @@ export class Node {
         }
       });
       child.on("exit", (code, signal) => {
+        // In the node's log, so that a death no fault caused shows there, with how it ended.
+        this.log.write(`campaign: ${this.name} exited (${code ?? signal})\n`);
         if (said === null) return;
         clearTimeout(timer);
         reject(new Error(`${this.name} exited at start (${code ?? signal}):\n${said.slice(-4000)}`));
