@@ -2,9 +2,13 @@
 #include "test.hpp"
 
 #include "http/byte_budget.hpp"
+#include "http/connection_deadlines.hpp"
 #include "z402/http/io_pool.hpp"
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
 
 #include <optional>
 #include <thread>
@@ -134,4 +138,82 @@ CAF_TEST(what is posted to a stopped io pool runs in run_posted with what it pos
   CAF_CHECK_EQUAL(ran, (std::vector<int>{1, 2, 3}));
   pool.run_posted();  // nothing left: it returns at once
   CAF_CHECK_EQUAL(ran.size(), 3u);
+}
+
+// The lists keep each duration's links in expiry order, whatever order they were armed and
+// re-armed in, and a passed deadline is taken once.
+CAF_TEST(deadline lists take what passed earliest first and forget what was disarmed or moved) {
+  using namespace std::chrono_literals;
+  boost::asio::io_context context;
+  boost::asio::ip::tcp::socket sa{context}, sb{context}, sc{context};
+  http::deadline_link a{sa}, b{sb}, c{sc};
+  http::deadline_lists lists;
+  auto t0 = std::chrono::steady_clock::time_point{} + 1h;
+  CAF_CHECK(lists.earliest() == std::chrono::steady_clock::time_point::max());
+  lists.arm(a, t0, 10s);
+  lists.arm(b, t0 + 1s, 10s);
+  lists.arm(c, t0 + 2s, 5s);
+  CAF_CHECK(a.armed() && b.armed() && c.armed());
+  CAF_CHECK(lists.earliest() == t0 + 7s);  // c's, in a list of its own
+  std::vector<http::deadline_link*> passed;
+  auto take = [&](std::chrono::steady_clock::time_point now) {
+    passed.clear();
+    lists.take_passed(now, [&](http::deadline_link& l) { passed.push_back(&l); });
+  };
+  take(t0 + 7s - 1ms);
+  CAF_CHECK(passed.empty());  // not before its deadline
+  take(t0 + 7s);
+  CAF_CHECK(passed == std::vector<http::deadline_link*>{&c});
+  CAF_CHECK(!c.armed());
+  lists.arm(a, t0 + 3s, 10s);  // moved behind b
+  CAF_CHECK(lists.earliest() == t0 + 11s);
+  take(t0 + 12s);
+  CAF_CHECK(passed == std::vector<http::deadline_link*>{&b});
+  lists.arm(a, t0 + 4s, 10s);  // armed again while armed: one place, the later deadline
+  lists.disarm(a);
+  lists.disarm(a);  // disarming a disarmed link changes nothing
+  CAF_CHECK(!a.armed());
+  CAF_CHECK(lists.earliest() == std::chrono::steady_clock::time_point::max());
+  take(t0 + 1h);
+  CAF_CHECK(passed.empty());
+  lists.arm(a, t0 + 5s, 10s);
+  lists.arm(b, t0 + 5s, 10s);
+  lists.clear();
+  CAF_CHECK(!a.armed() && !b.armed());
+  take(t0 + 1h);
+  CAF_CHECK(passed.empty());
+}
+
+// On a context: a deadline that passes cancels the wait it bounds; one disarmed before it
+// passes cancels nothing, however long the context runs.
+CAF_TEST(a passed connection deadline cancels the wait it bounds and a disarmed one never does) {
+  using namespace std::chrono_literals;
+  using tcp = boost::asio::ip::tcp;
+  boost::asio::io_context context;
+  tcp::acceptor acceptor{context, tcp::endpoint{boost::asio::ip::make_address("127.0.0.1"), 0}};
+  std::vector<tcp::socket> clients, servers;
+  for (int i = 0; i < 2; ++i) {
+    clients.emplace_back(context);
+    clients.back().connect(acceptor.local_endpoint());
+    servers.push_back(acceptor.accept());
+  }
+  auto& deadlines = boost::asio::use_service<http::connection_deadlines>(context);
+  http::deadline_link bounded{servers[0]}, disarmed{servers[1]};
+  std::optional<boost::system::error_code> first, second;
+  deadlines.arm(bounded, 20ms);
+  servers[0].async_wait(tcp::socket::wait_read, [&](boost::system::error_code ec) { first = ec; });
+  deadlines.arm(disarmed, 20ms);
+  servers[1].async_wait(tcp::socket::wait_read, [&](boost::system::error_code ec) { second = ec; });
+  deadlines.disarm(disarmed);
+  for (int turns = 0; !first && turns < 100; ++turns) context.run_for(50ms);
+  CAF_REQUIRE(first.has_value());
+  CAF_CHECK(*first == boost::asio::error::operation_aborted);
+  CAF_CHECK(!bounded.armed());
+  context.run_for(100ms);
+  CAF_CHECK(!second.has_value());  // still waiting: nothing bounds it
+  // What it waits for comes: the wait completes as any would.
+  boost::asio::write(clients[1], boost::asio::buffer("x", 1));
+  for (int turns = 0; !second && turns < 100; ++turns) context.run_for(50ms);
+  CAF_REQUIRE(second.has_value());
+  CAF_CHECK(!*second);
 }

@@ -1,5 +1,6 @@
 #include "z402/http/server.hpp"
 
+#include "http/connection_deadlines.hpp"
 #include "http/iov.hpp"
 #include "http/page_file.hpp"
 #include "http/refusal.hpp"
@@ -51,8 +52,8 @@ class basic_session final : public session, public std::enable_shared_from_this<
   using std::enable_shared_from_this<basic_session<Stream>>::shared_from_this;
 
  public:
-  basic_session(tcp::socket socket, server& srv, std::shared_ptr<net::ssl::context> tls)
-      : tls_(std::move(tls)), stream_(make_stream(std::move(socket), tls_.get())), server_(srv) {}
+  basic_session(tcp::socket socket, server& srv, connection_deadlines& deadlines, std::shared_ptr<net::ssl::context> tls)
+      : tls_(std::move(tls)), stream_(make_stream(std::move(socket), tls_.get())), server_(srv), deadlines_(deadlines) {}
   ~basic_session() override {
     if (auto* m = server_.options().metrics) {
       m->requests_in_flight.add(-static_cast<std::int64_t>(slots_.size()));
@@ -67,6 +68,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
       if constexpr (is_tls) {
         self->stream_.expires_after(self->server_.options().read_timeout);
         self->stream_.async_handshake([self](beast::error_code ec) {
+          self->stream_.expires_never();  // from here the session's deadlines bound its waits
           if (ec) {
             if (auto* m = self->server_.options().metrics) m->tls_handshake_failures.add();
             return self->close();
@@ -142,18 +144,15 @@ class basic_session final : public session, public std::enable_shared_from_this<
   }
 
   // Waits until the socket is ready for `what`, for at most `timeout` (past it, the wait is
-  // cancelled and `then` gets operation_aborted). The deadline cancels only if the deadline it
-  // was armed for has passed: one that fired in the turn its wait completed must not cancel the
-  // socket's next operation. `then` runs while the wait's handler holds the session.
+  // cancelled and `then` gets operation_aborted). A deadline that passes in the turn its wait
+  // completed cancels nothing: the wait is no longer pending, and the handler disarms it before
+  // the socket's next operation starts. `then` runs while the wait's handler holds the session.
   template <class Then>
-  void await_socket(tcp::socket::wait_type what, net::steady_timer& deadline,
+  void await_socket(tcp::socket::wait_type what, deadline_link& deadline,
                     std::chrono::steady_clock::duration timeout, Then then) {
-    deadline.expires_after(timeout);
-    deadline.async_wait([self = shared_from_this(), &deadline](beast::error_code ec) {
-      if (!ec && deadline.expiry() <= std::chrono::steady_clock::now()) self->stream_.socket().cancel();
-    });
+    deadlines_.arm(deadline, timeout);
     stream_.socket().async_wait(what, [self = shared_from_this(), &deadline, then = std::move(then)](beast::error_code ec) mutable {
-      deadline.expires_at(std::chrono::steady_clock::time_point::max());  // cancels it, and disarms one that fired
+      self->deadlines_.disarm(deadline);
       then(ec);
     });
   }
@@ -165,10 +164,12 @@ class basic_session final : public session, public std::enable_shared_from_this<
     // Beast compares Content-Length with the limit while parsing the header, before the
     // handler has seen it: parse under the largest limit, apply the request's own in on_header.
     parser_->body_limit(server_.handler().max_body_limit());
-    // One deadline for the whole request; the body read re-arms it only when there is a body.
-    stream_.expires_after(timeout);
-    bhttp::async_read_header(stream_, buffer_, *parser_,
-                             [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+    // One deadline for the header; the body's read arms it again only when there is a body.
+    deadlines_.arm(read_deadline_, timeout);
+    bhttp::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->deadlines_.disarm(self->read_deadline_);
+      self->on_header(ec);
+    });
   }
 
   // The read buffer, counted in z402_http_read_buffers.
@@ -229,7 +230,7 @@ class basic_session final : public session, public std::enable_shared_from_this<
       if (ec && ec != bhttp::error::need_more) return on_read_error(ec);
       if (parser_->is_done()) return on_body({});
     }
-    stream_.expires_after(server_.options().read_timeout);
+    deadlines_.arm(read_deadline_, server_.options().read_timeout);
     // The rest of a body framed by Content-Length is read straight into the request's string,
     // as much as the socket holds at each read (the buffer above is empty once the parser took
     // its bytes). Through Beast's parser each byte went into the read buffer, grown to 256 KiB
@@ -240,12 +241,17 @@ class basic_session final : public session, public std::enable_shared_from_this<
       auto have = body.size();
       body.resize(static_cast<std::size_t>(*length));
       net::async_read(stream_, net::buffer(body.data() + have, body.size() - have),
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                        self->deadlines_.disarm(self->read_deadline_);
+                        self->on_body(ec);
+                      });
       return;
     }
     // Chunked: Beast's parser takes the framing apart, and its read may grow the buffer.
-    bhttp::async_read(stream_, buffer_, *parser_,
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
+    bhttp::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->deadlines_.disarm(self->read_deadline_);
+      self->on_body(ec);
+    });
   }
 
   void on_body(beast::error_code ec) {
@@ -537,8 +543,9 @@ class basic_session final : public session, public std::enable_shared_from_this<
   std::vector<iovec> iov_;          // what is left of it,
   std::size_t iov_at_ = 0, gather_sent_ = 0;
   off_t file_offset_ = 0;           // and, for a page in a file, how much of it went out
-  net::steady_timer write_deadline_{stream_.get_executor()};
-  net::steady_timer read_deadline_{stream_.get_executor()};  // for await_request
+  connection_deadlines& deadlines_;                      // those of the context it lives on:
+  deadline_link read_deadline_{stream_.socket()};         // a request's wait, header and body,
+  deadline_link write_deadline_{stream_.socket()};        // an answer's wait for room
   bool reading_ = false, writing_ = false, in_request_ = false, closing_ = false, first_ = true, busy_ = false;
 };
 
@@ -565,7 +572,8 @@ void server::start() {
 }
 
 void server::accept() {
-  acceptor_.async_accept(io_.next(), [this](beast::error_code ec, tcp::socket socket) {
+  auto& context = io_.next();
+  acceptor_.async_accept(context, [this, &context](beast::error_code ec, tcp::socket socket) {
     if (ec) {
       if (ec == net::error::operation_aborted || draining_) return;
       // E.g. out of file descriptors: retrying at once would spin; pause, keep serving the others.
@@ -580,8 +588,9 @@ void server::accept() {
       return accept();
     }
     socket.set_option(tcp::no_delay(true), ec);
-    if (options_.tls) start_session(std::make_shared<basic_session<tls_stream>>(std::move(socket), *this, options_.tls->current()));
-    else start_session(std::make_shared<basic_session<beast::tcp_stream>>(std::move(socket), *this, nullptr));
+    auto& deadlines = net::use_service<connection_deadlines>(context);
+    if (options_.tls) start_session(std::make_shared<basic_session<tls_stream>>(std::move(socket), *this, deadlines, options_.tls->current()));
+    else start_session(std::make_shared<basic_session<beast::tcp_stream>>(std::move(socket), *this, deadlines, nullptr));
     accept();
   });
 }

@@ -60,6 +60,9 @@ class tls_stream {
   void expires_after(std::chrono::steady_clock::duration timeout) {
     expiry_ = std::chrono::steady_clock::now() + timeout;
   }
+  /// No deadline for the operations started from now on (the default): their waits arm no
+  /// timer, for a caller that bounds them itself (the server's sessions: connection_deadlines).
+  void expires_never() { expiry_ = std::chrono::steady_clock::time_point::max(); }
 
   /// The handshake, in the role the stream was made for; completes with (error_code).
   template <class Token>
@@ -125,19 +128,22 @@ class tls_stream {
   }
 
   // Waits for the socket to be readable or writable until the deadline, on `deadline` (a read
-  // and a write may wait at once, each on its own timer). A wait cancelled once its deadline
-  // had passed ends with timeout().
+  // and a write may wait at once, each on its own timer; none without a deadline). A wait
+  // cancelled once its deadline had passed ends with timeout().
   template <class Then>
   void wait(want what, boost::asio::steady_timer& deadline, Then then) {
-    deadline.expires_at(expiry_);
-    deadline.async_wait([alive = std::weak_ptr<char>{alive_}, this, &deadline](error_code ec) {
-      if (ec || alive.expired()) return;
-      if (deadline.expiry() <= std::chrono::steady_clock::now()) socket_.cancel();
-    });
+    const bool bounded = expiry_ != std::chrono::steady_clock::time_point::max();
+    if (bounded) {
+      deadline.expires_at(expiry_);
+      deadline.async_wait([alive = std::weak_ptr<char>{alive_}, this, &deadline](error_code ec) {
+        if (ec || alive.expired()) return;
+        if (deadline.expiry() <= std::chrono::steady_clock::now()) socket_.cancel();
+      });
+    }
     socket_.async_wait(what == want::read ? socket_type::wait_read : socket_type::wait_write,
-                       [&deadline, then = std::move(then)](error_code ec) mutable {
-                         bool late = deadline.expiry() <= std::chrono::steady_clock::now();
-                         deadline.expires_at(std::chrono::steady_clock::time_point::max());
+                       [&deadline, bounded, then = std::move(then)](error_code ec) mutable {
+                         bool late = bounded && deadline.expiry() <= std::chrono::steady_clock::now();
+                         if (bounded) deadline.expires_at(std::chrono::steady_clock::time_point::max());
                          if (ec == boost::asio::error::operation_aborted && late) ec = timeout();
                          then(ec);
                        });
