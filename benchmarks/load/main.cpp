@@ -77,6 +77,31 @@ json::object row_json(const bench::summary_row& r) {
           {"p999Ms", r.p999_ms}, {"maxMs", r.max_ms}, {"errors", std::move(errors)}};
 }
 
+// The keys, terms and shape `z402-load seed` wrote to `path`, into `o`; why not, when they are
+// not there or not what seed writes.
+std::string read_keys(const std::string& path, bench::load_options& o) {
+  std::ifstream in{path};
+  if (!in) return "cannot be read";
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    auto keys = json::parse(text.str()).as_object();
+    for (auto& k : keys.at("providers").as_array()) o.provider_keys.emplace_back(k.as_string());
+    o.settle_key = keys.at("settleKey").as_string();
+    auto terms = config::terms_from_json(keys.at("terms"), config::default_rail_terms());
+    if (!terms) return "terms: " + terms.error().reason;
+    o.terms = *terms;
+    auto& shape = keys.at("shape").as_object();
+    o.shape = {static_cast<std::size_t>(shape.at("providers").as_int64()), static_cast<std::size_t>(shape.at("items").as_int64()),
+               static_cast<std::size_t>(shape.at("fillBytes").as_int64())};
+  } catch (const std::exception& e) {
+    // Boost.JSON's parse, at() and as_*() say what they missed; the file is named by the caller.
+    return std::string{"not a keys file written by z402-load seed ("} + e.what() + ")";
+  }
+  if (o.provider_keys.empty()) return "names no provider key";
+  return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,16 +161,8 @@ int main(int argc, char** argv) {
   }
   if (command != "run" && command != "searchable") return usage("unknown command " + command);
   if (!a.contains("--keys")) return usage("--keys is required (written by z402-load seed)");
-  std::ifstream in{a["--keys"]};
-  std::stringstream text;
-  text << in.rdbuf();
-  auto keys = json::parse(text.str()).as_object();
-  for (auto& k : keys.at("providers").as_array()) o.provider_keys.emplace_back(k.as_string());
-  o.settle_key = keys.at("settleKey").as_string();
-  o.terms = *config::terms_from_json(keys.at("terms"), config::default_rail_terms());
-  auto& shape = keys.at("shape").as_object();
-  o.shape = {static_cast<std::size_t>(shape.at("providers").as_int64()), static_cast<std::size_t>(shape.at("items").as_int64()),
-             static_cast<std::size_t>(shape.at("fillBytes").as_int64())};
+  if (auto why = read_keys(a["--keys"], o); !why.empty())
+    return std::cerr << "z402-load: --keys " << a["--keys"] << ": " << why << "\n", 2;
   if (command == "searchable") {
     std::size_t rounds = 20;
     if (!number(a, "--rounds", rounds, 1000) || rounds == 0) return usage("--rounds is 1-1000");

@@ -4,9 +4,9 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { promisify } from "node:util";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binary, newDataDir, removeDataDir, startServer, stopServer, sleep } from "./lib/server.mjs";
 
@@ -117,5 +117,24 @@ test("a body that stops arriving is a timeout after 10 s, not a hang", async () 
     assert.deepEqual(row.errors, { timeout: 4 });
   } finally {
     await fake.close();
+  }
+});
+
+test("a keys file that is missing, empty or not seed's is refused with its name and why", () => {
+  const cases = [
+    [join(dir, "absent.json"), null, /cannot be read/],
+    [join(dir, "empty.json"), "", /not a keys file written by z402-load seed/],
+    [join(dir, "other.json"), JSON.stringify({ providers: ["k"] }), /not a keys file written by z402-load seed/],
+    [join(dir, "none.json"), null, /names no provider key/],
+  ];
+  const seeded = JSON.parse(readFileSync(keys, "utf8"));
+  writeFileSync(cases[3][0], JSON.stringify({ ...seeded, providers: [] }));
+  for (const [file, text, why] of cases) {
+    if (text !== null) writeFileSync(file, text);
+    const r = spawnSync(process.env.Z402_LOAD, ["run", "--target", server.url, "--keys", file, "--duration", "1"], { encoding: "utf8" });
+    assert.equal(r.status, 2, `${file}: ${r.stderr}`);
+    assert.ok(r.stderr.includes(`--keys ${file}: `), r.stderr);
+    assert.match(r.stderr, why);
+    assert.doesNotMatch(r.stderr, /terminate called/);
   }
 });
