@@ -13,10 +13,23 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const { values: o } = parseArgs({ options: {
-  seed: { type: "string" }, minutes: { type: "string", default: "2" }, bazaar: { type: "string" },
-  out: { type: "string" }, plant: { type: "string" }, faults: { type: "string" }, "expect-violation": { type: "boolean", default: false },
-} });
+const usage = "usage: tests/faults/campaign --seed S|random --minutes M [--faults KIND,...] [--bazaar BIN] [--out DIR] [--plant ledger] [--expect-violation]";
+let o;
+try {
+  ({ values: o } = parseArgs({ options: {
+    seed: { type: "string" }, minutes: { type: "string", default: "2" }, bazaar: { type: "string" },
+    out: { type: "string" }, plant: { type: "string" }, faults: { type: "string" }, "expect-violation": { type: "boolean", default: false },
+    help: { type: "boolean", default: false },
+  } }));
+} catch (e) {
+  // An unknown option or one without its value: what parseArgs says, and how to ask.
+  console.error(`campaign: ${e.message}\n${usage}`);
+  process.exit(2);
+}
+if (o.help) {
+  console.log(usage);
+  process.exit(0);
+}
 const here = dirname(fileURLToPath(import.meta.url));
 /** The checkout's commit, "-dirty" when it has changes (null outside a git checkout). */
 function commitOf(dir) {
@@ -37,7 +50,7 @@ const { markdown, report } = await import("./lib/report.mjs");
 const seed = o.seed === undefined || o.seed === "random" ? freshSeed() : Number(o.seed);
 const minutes = Number(o.minutes);
 const refuse = (message) => {
-  console.error(`campaign: ${message}`);
+  console.error(`campaign: ${message}\n${usage}`);
   process.exit(2);
 };
 if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) refuse(`--seed must be an integer in [0, 2^32) or "random": ${o.seed}`);

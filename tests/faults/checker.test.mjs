@@ -3,6 +3,9 @@
 // a failing disk, the payment ledger's 24 hours by the primary's clock) allowed and no more.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { check } from "./lib/checker.mjs";
 import { describe } from "./lib/revision.mjs";
 
@@ -163,4 +166,29 @@ test("a failed read is a violation unless its node was killed, stopped or cut of
   for (const kind of ["kill", "pause", "pair-down"])
     assert.equal(violations(failed(history().fault(kind, "follower-a", 3000, 6000), 1000).final(9000, 0, 0))[name], 0, kind);
   assert.equal(violations(failed(history().fault("pause", "primary", 3000, 6000), 1000).final(9000, 0, 0))[name], 1);
+});
+
+// The two commands refuse what they cannot use with a line saying why and how to ask, exit 2,
+// before anything runs (the campaign before it makes a namespace, so no root is needed here).
+test("campaign and check refuse unknown or missing arguments with why and the usage, exit 2", () => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const run = (command, ...args) => spawnSync(join(here, command), args, { encoding: "utf8" });
+  const cases = [
+    [run("campaign", "--bogus", "1"), /campaign: Unknown option '--bogus'/],
+    [run("campaign", "--seed"), /campaign: Option '--seed <value>' argument missing/],
+    [run("campaign", "--seed", "abc"), /campaign: --seed must be an integer/],
+    [run("check"), /check: no campaign directory given/],
+    [run("check", "--markdown"), /check: the campaign's directory comes first/],
+    [run("check", here), /has no history\.jsonl/],
+    [run("check", here, "--verbose"), /check: unknown arguments: --verbose/],
+  ];
+  for (const [r, why] of cases) {
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, why);
+    assert.match(r.stderr, /usage: tests\/faults\//);
+    assert.doesNotMatch(r.stderr, /    at /);  // no stack trace
+  }
+  const help = run("campaign", "--help");
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /^usage: tests\/faults\/campaign --seed/);
 });
