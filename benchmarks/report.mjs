@@ -67,7 +67,7 @@ const probes = (file) => {
 };
 const crowd = crowdCounts.map((n) => {
   const pick = (server) => [1, 2, 3].map((r) => crowdRun(server, n, r)).sort((a, b) => a.rps - b.rps)[1];
-  return { connections: n, z402: pick("z402"), nginx: pick("nginx"), health: probes(`probe-health-${n}.txt`), metrics: probes(`probe-metrics-${n}.txt`) };
+  return { connections: n, z402: pick("z402"), nginx: pick("nginx"), health: probes(`probe-z402-health-${n}.txt`), metrics: probes(`probe-z402-metrics-${n}.txt`) };
 });
 for (const c of crowd) {
   c.z402.ofBase = c.z402.rps / crowd[0].z402.rps;
@@ -205,7 +205,7 @@ const md = [
   ``,
   `### A crowd: 64, 5,000 and 10,000 keep-alive readers at once (z402-load test, closed loop, two threads, the first limit=10 page)`,
   ``,
-  `Each server in turn, three rounds; the round of the median throughput shown. Spread: answers per connection over the run (min / median / max, and how many connections got none). z402-bazaar runs with \`--max-connections 12000\`; /health and /metrics were asked every 200 ms on new connections while it served the crowd. Connections refused by z402-bazaar over all the crowd's runs: ${facts.crowd_refused ?? "?"}.`,
+  `Each server in turn, three rounds; the round of the median throughput shown. Spread: answers per connection over the run (min / median / max, and how many connections got none). z402-bazaar runs with \`--max-connections 12000\`; /health and /metrics were asked every 200 ms on new connections while each server served the crowd (nginx answers them 404; z402-bazaar's answers are shown). Connections refused by z402-bazaar over all the crowd's runs: ${facts.crowd_refused ?? "?"}.`,
   ``,
   `| readers | z402 req/s | of 64 | z402 p99 ms | z402 spread | nginx req/s | of 64 | nginx p99 ms | nginx spread | z402/nginx | /health slowest ms (answers, failed) | /metrics slowest ms (answers, failed) |`,
   `|---|---|---|---|---|---|---|---|---|---|---|---|`,
