@@ -4,7 +4,7 @@
 
 namespace z402::http {
 
-void deadline_lists::arm(deadline_link& link, clock::time_point now, clock::duration timeout) {
+deadline_lists::clock::time_point deadline_lists::arm(deadline_link& link, clock::time_point now, clock::duration timeout) {
   disarm(link);
   auto list = std::find_if(lists_.begin(), lists_.end(), [&](const deadline_list& l) { return l.timeout == timeout; });
   if (list == lists_.end()) list = lists_.insert(lists_.end(), deadline_list{timeout});
@@ -14,6 +14,7 @@ void deadline_lists::arm(deadline_link& link, clock::time_point now, clock::dura
   link.next_ = nullptr;
   (list->tail ? list->tail->next_ : list->head) = &link;
   list->tail = &link;
+  return link.expiry_;
 }
 
 void deadline_link::unlink() {
@@ -42,10 +43,9 @@ connection_deadlines::connection_deadlines(boost::asio::io_context& context)
     : boost::asio::execution_context::service(context), timer_(context) {}
 
 void connection_deadlines::arm(deadline_link& link, std::chrono::steady_clock::duration timeout) {
-  lists_.arm(link, std::chrono::steady_clock::now(), timeout);
-  // Links of one duration are armed in expiry order, so only a list's first link, or one of a
-  // shorter duration, can come before what the timer waits for.
-  wake_at(lists_.earliest());
+  // The timer fires no later than every armed deadline (a disarmed one only lets it fire early,
+  // and it then sleeps until the earliest): only the new deadline can come before it.
+  wake_at(lists_.arm(link, std::chrono::steady_clock::now(), timeout));
 }
 
 void connection_deadlines::wake_at(std::chrono::steady_clock::time_point at) {

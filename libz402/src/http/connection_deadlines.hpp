@@ -67,9 +67,9 @@ class deadline_lists {
   deadline_lists(const deadline_lists&) = delete;
   deadline_lists& operator=(const deadline_lists&) = delete;
 
-  /// Arms `link` to pass at `now + timeout`, moving it if it was armed. `now` never goes back
-  /// between calls (a steady clock), which keeps each list in expiry order.
-  void arm(deadline_link& link, clock::time_point now, clock::duration timeout);
+  /// Arms `link` to pass at `now + timeout`, moving it if it was armed; returns that time.
+  /// `now` never goes back between calls (a steady clock), which keeps each list in expiry order.
+  clock::time_point arm(deadline_link& link, clock::time_point now, clock::duration timeout);
   /// Disarms `link`; nothing when it is not armed.
   void disarm(deadline_link& link) { link.unlink(); }
   /// Disarms every link whose deadline is at or before `now` and calls `passed(link)` for each,

@@ -166,10 +166,8 @@ class basic_session final : public session, public std::enable_shared_from_this<
     parser_->body_limit(server_.handler().max_body_limit());
     // One deadline for the header; the body's read arms it again only when there is a body.
     deadlines_.arm(read_deadline_, timeout);
-    bhttp::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-      self->deadlines_.disarm(self->read_deadline_);
-      self->on_header(ec);
-    });
+    bhttp::async_read_header(stream_, buffer_, *parser_,
+                             [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
   }
 
   // The read buffer, counted in z402_http_read_buffers.
@@ -185,7 +183,9 @@ class basic_session final : public session, public std::enable_shared_from_this<
     if (auto* m = server_.options().metrics) m->read_buffers.add(-1);
   }
 
+  // The header's read ended: its deadline is disarmed first, whatever the outcome.
   void on_header(beast::error_code ec) {
+    deadlines_.disarm(read_deadline_);
     if (ec) return on_read_error(ec);
     in_request_ = true;
     started_ = std::chrono::steady_clock::now();
@@ -241,20 +241,17 @@ class basic_session final : public session, public std::enable_shared_from_this<
       auto have = body.size();
       body.resize(static_cast<std::size_t>(*length));
       net::async_read(stream_, net::buffer(body.data() + have, body.size() - have),
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                        self->deadlines_.disarm(self->read_deadline_);
-                        self->on_body(ec);
-                      });
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
       return;
     }
     // Chunked: Beast's parser takes the framing apart, and its read may grow the buffer.
-    bhttp::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-      self->deadlines_.disarm(self->read_deadline_);
-      self->on_body(ec);
-    });
+    bhttp::async_read(stream_, buffer_, *parser_,
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
   }
 
+  // The body's read ended (or it needed none): its deadline is disarmed first.
   void on_body(beast::error_code ec) {
+    deadlines_.disarm(read_deadline_);
     if (ec) return on_read_error(ec);
     // A buffer grown for a chunked body goes back whole; the next read takes a small one.
     if (buffer_.capacity() > small_read_buffer && buffer_.size() == 0) drop_read_buffer();
