@@ -1,5 +1,6 @@
 #include "test_load.hpp"
 
+#include "http/connection_deadlines.hpp"
 #include "http/tls_stream.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -103,11 +104,17 @@ struct shared_run {
   }
 };
 
-// A keep-alive connection, plain or TLS, that reconnects after an error.
+// A keep-alive connection, plain (a tcp::socket) or TLS, that reconnects after an error. An
+// exchange is bounded by one deadline, a link in the lane's connection_deadlines armed when it
+// starts and disarmed when it ends: with Beast's stream timer on every read and write, each
+// answer went two or three times through the timer queue's heap and its mutex, a twelfth of the
+// generator's time at 10,000 connections, where its cost per answer nearly doubled from 64
+// (benchmarks/results/profile.md).
 template <class Stream>
 class connection {
  public:
-  connection(net::any_io_executor ex, shared_run& run, lane& l) : run_(run), lane_(l), ex_(ex) {
+  connection(net::any_io_executor ex, shared_run& run, lane& l, http::connection_deadlines& deadlines)
+      : run_(run), lane_(l), ex_(ex), deadlines_(deadlines) {
     // Beast reads as much as the buffer has room for (512 bytes at the least): without room, a
     // 150 KB page took 300 reads, and the generator, not the server, set the pace.
     buffer_.reserve(read_room);
@@ -126,19 +133,21 @@ class connection {
     co_await plain.async_connect(endpoints, net::redirect_error(use_awaitable, ec));
     if (ec) co_return "cannot connect to " + t.connect_host + ":" + t.connect_port + ": " + ec.message();
     plain.socket().set_option(tcp::no_delay{true});
-    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
-      stream_.emplace(std::move(plain));
+    if constexpr (std::is_same_v<Stream, tcp::socket>) {
+      stream_.emplace(plain.release_socket());
     } else {
       // OpenSSL on the socket itself (http/tls_stream.hpp), as the server speaks it: Asio's
       // ssl::stream copied every record twice more, and over HTTPS the generator reached 0.77x
       // of wrk. SNI and the name the certificate must carry: the URL's host, wherever
       // --connect-to aims.
       stream_.emplace(plain.release_socket(), t.tls->native_handle(), t.host);
-      stream_->expires_after(request_timeout);
+      auto& tls = stream_->stream;
+      tls.expires_after(request_timeout);
       auto began = clock_type::now();
-      co_await stream_->async_handshake(net::redirect_error(use_awaitable, ec));
+      co_await tls.async_handshake(net::redirect_error(use_awaitable, ec));
       if (ec) co_return "TLS handshake with " + t.host + " failed: " + ec.message();
       lane_.handshakes.record(micros(clock_type::now() - began));
+      tls.expires_never();  // from here each exchange's deadline bounds its waits
     }
     ++lane_.connections_opened;
     buffer_.clear();
@@ -154,21 +163,40 @@ class connection {
   /// keeps its status and has its reason in `why`.
   net::awaitable<unsigned> exchange(const prepared_request& req, std::string_view nonce, bool check_gzip, gzip_seen& gzip,
                                     std::string& why) {
+    deadlines_.arm(stream_->deadline, request_timeout);
+    auto status = co_await bounded_exchange(stream_->stream, req, nonce, check_gzip, gzip, why);
+    if (stream_) deadlines_.disarm(stream_->deadline);
+    co_return status;
+  }
+
+ private:
+  // A stream and the deadline that cancels its socket's operations.
+  struct open_stream {
+    template <class... Args>
+    explicit open_stream(Args&&... args) : stream(std::forward<Args>(args)...), deadline(socket_of(stream)) {}
+    Stream stream;
+    http::deadline_link deadline;
+  };
+
+  static tcp::socket& socket_of(tcp::socket& s) { return s; }
+  static tcp::socket& socket_of(http::tls_stream& s) { return s.socket(); }
+
+  // exchange, under its armed deadline.
+  net::awaitable<unsigned> bounded_exchange(Stream& stream, const prepared_request& req, std::string_view nonce, bool check_gzip,
+                                            gzip_seen& gzip, std::string& why) {
     beast::error_code ec;
-    auto& socket = beast::get_lowest_layer(*stream_);
-    socket.expires_after(request_timeout);
     if (req.nonce_at == std::string::npos) {
-      co_await net::async_write(*stream_, net::buffer(req.text), net::redirect_error(use_awaitable, ec));
+      co_await net::async_write(stream, net::buffer(req.text), net::redirect_error(use_awaitable, ec));
     } else {
       std::string_view text{req.text};
       std::array<net::const_buffer, 3> parts{net::buffer(text.substr(0, req.nonce_at)), net::buffer(nonce),
                                              net::buffer(text.substr(req.nonce_at + nonce_width))};
-      co_await net::async_write(*stream_, parts, net::redirect_error(use_awaitable, ec));
+      co_await net::async_write(stream, parts, net::redirect_error(use_awaitable, ec));
     }
     if (ec) co_return fail(why, ec);
     bhttp::response_parser<bhttp::buffer_body> parser;
     parser.body_limit(boost::none);
-    co_await bhttp::async_read_header(*stream_, buffer_, parser, net::redirect_error(use_awaitable, ec));
+    co_await bhttp::async_read_header(stream, buffer_, parser, net::redirect_error(use_awaitable, ec));
     if (ec) co_return fail(why, ec);
     const bool settled = req.kind == endpoint::settle && parser.get().result_int() / 100 == 2;
     first_size_ = 0;
@@ -183,7 +211,7 @@ class connection {
       buffer_.consume(buffered);
       left -= buffered;
       while (left > 0) {
-        auto n = co_await stream_->async_read_some(net::buffer(scratch_.get(), static_cast<std::size_t>(std::min<std::uint64_t>(left, scratch_size))),
+        auto n = co_await stream.async_read_some(net::buffer(scratch_.get(), static_cast<std::size_t>(std::min<std::uint64_t>(left, scratch_size))),
                                                    net::redirect_error(use_awaitable, ec));
         if (ec) co_return fail(why, ec);
         keep_first(scratch_.get(), n);
@@ -194,7 +222,7 @@ class connection {
       while (!parser.is_done()) {
         parser.get().body().data = scratch_.get();
         parser.get().body().size = scratch_size;
-        co_await bhttp::async_read(*stream_, buffer_, parser, net::redirect_error(use_awaitable, ec));
+        co_await bhttp::async_read(stream, buffer_, parser, net::redirect_error(use_awaitable, ec));
         if (ec == bhttp::error::need_buffer) ec = {};
         if (ec) co_return fail(why, ec);
         keep_first(scratch_.get(), scratch_size - parser.get().body().size);
@@ -210,7 +238,6 @@ class connection {
     co_return parser.get().result_int();
   }
 
- private:
   // The body's first bytes, where a settle's outcome and gzip's magic are read.
   void keep_first(const char* bytes, std::size_t n) {
     auto take = std::min(n, first_.size() - first_size_);
@@ -219,7 +246,9 @@ class connection {
   }
 
   unsigned fail(std::string& why, const beast::error_code& ec) {
-    why = ec == beast::error::timeout ? "timeout" : ec == net::error::eof || ec == bhttp::error::end_of_stream ? "closed" : "io";
+    // A passed deadline is disarmed as it cancels the socket's operations.
+    const bool timed_out = ec == net::error::operation_aborted && !stream_->deadline.armed();
+    why = timed_out ? "timeout" : ec == net::error::eof || ec == bhttp::error::end_of_stream ? "closed" : "io";
     stream_.reset();
     return 0;
   }
@@ -227,7 +256,8 @@ class connection {
   shared_run& run_;
   lane& lane_;
   net::any_io_executor ex_;
-  std::optional<Stream> stream_;
+  http::connection_deadlines& deadlines_;
+  std::optional<open_stream> stream_;
   static constexpr std::size_t read_room = 64u << 10;
   beast::flat_buffer buffer_;
   static constexpr std::size_t scratch_size = 64u << 10;
@@ -269,10 +299,13 @@ net::awaitable<void> drive(shared_run& run, lane& l, schedule sched, std::shared
   std::optional<clock_type::time_point> down_since;
   for (std::uint64_t k = 0;; ++k) {
     if (run.stopping()) co_return;
-    auto due = sched.open_loop ? run.start + std::chrono::duration_cast<clock_type::duration>(sched.offset + k * interval) : clock_type::now();
+    // A closed loop's request is due when the last one ended, the first at the start (the lanes
+    // begin up to a few ms before it, and a first answer before it would not be counted).
+    auto due = sched.open_loop ? run.start + std::chrono::duration_cast<clock_type::duration>(sched.offset + k * interval)
+                               : std::max(clock_type::now(), run.start);
     if (due >= run.end) co_return;
     if (plan.max_requests && run.issued.fetch_add(1, std::memory_order_relaxed) >= plan.max_requests) co_return;
-    if (sched.open_loop && clock_type::now() < due) {
+    if (clock_type::now() < due) {
       timer.expires_at(due);
       beast::error_code ec;
       co_await timer.async_wait(net::redirect_error(use_awaitable, ec));
@@ -337,7 +370,8 @@ net::awaitable<void> drive(shared_run& run, lane& l, schedule sched, std::shared
 // Makes the lane's connections (all of them before any load: one that cannot be made ends the
 // run untrusted), and lane 0 the declarer's, then drives them.
 template <class Stream>
-net::awaitable<void> lane_main(shared_run& run, lane& l, std::size_t first, std::size_t step, std::atomic<std::size_t>& ready) {
+net::awaitable<void> lane_main(shared_run& run, lane& l, http::connection_deadlines& deadlines, std::size_t first, std::size_t step,
+                               std::atomic<std::size_t>& ready) {
   auto ex = co_await net::this_coro::executor;
   auto& plan = run.plan;
   std::vector<std::pair<schedule, std::shared_ptr<connection<Stream>>>> mine;
@@ -352,7 +386,7 @@ net::awaitable<void> lane_main(shared_run& run, lane& l, std::size_t first, std:
     mine.emplace_back(schedule{&plan.declarations, 1000.0 / static_cast<double>(plan.declare_every.count()), 0, 1, plan.declare_every, true},
                       nullptr);
   for (auto& [sched, conn] : mine) {
-    conn = std::make_shared<connection<Stream>>(ex, run, l);
+    conn = std::make_shared<connection<Stream>>(ex, run, l, deadlines);
     if (auto why = co_await conn->connect(); !why.empty()) {
       run.distrust(why);
       co_return;
@@ -444,13 +478,14 @@ test_result run_test(const test_plan& plan, const std::atomic<bool>& stop) {
   auto far = clock_type::now() + std::chrono::hours{24 * 365};
   run.start = run.measure_from = run.end = far;
   for (std::size_t t = 0; t < plan.threads; ++t) {
-    contexts.push_back(std::make_unique<net::io_context>(1));
+    auto& context = *contexts.emplace_back(std::make_unique<net::io_context>(1));
+    auto& deadlines = net::use_service<http::connection_deadlines>(context);
     auto spawn = [&](auto stream_tag) {
       using Stream = typename decltype(stream_tag)::type;
-      net::co_spawn(*contexts.back(), lane_main<Stream>(run, lanes[t], t, plan.threads, ready), net::detached);
+      net::co_spawn(context, lane_main<Stream>(run, lanes[t], deadlines, t, plan.threads, ready), net::detached);
     };
     if (plan.target.scheme == "https") spawn(std::type_identity<http::tls_stream>{});
-    else spawn(std::type_identity<beast::tcp_stream>{});
+    else spawn(std::type_identity<tcp::socket>{});
   }
   // Each lane makes its connections and waits for `started`: the times are set once all are up.
   std::vector<std::thread> threads;

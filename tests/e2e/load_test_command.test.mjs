@@ -171,6 +171,30 @@ test("answers framed by chunked encoding, as a proxy sends them, are counted as 
   }
 });
 
+test("an answer that stops arriving is a timeout after 10 s, not a hang, and the run goes on", async () => {
+  // The page read before the run is answered whole; every answer after it stops halfway.
+  let seen = 0;
+  const stalling = http.createServer(async (req, res) => {
+    const body = Buffer.from(await (await fetch(`${server.url}${req.url}`)).arrayBuffer());
+    const whole = seen++ === 0;
+    res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length + (whole ? 0 : 1000)) });
+    res.write(body);
+    if (whole) res.end();
+  });
+  await new Promise((resolve) => stalling.listen(0, "127.0.0.1", resolve));
+  try {
+    const started = Date.now();
+    const r = await runTest([`http://127.0.0.1:${stalling.address().port}`, "--closed", "--connections", "2", "--duration", "1s"]);
+    const took = Date.now() - started;
+    assert.deepEqual(r.report.endpoints.list.errors, { timeout: 2 }, r.stdout + r.stderr);
+    assert.equal(r.report.endpoints.list.ok, 0);
+    assert.ok(took >= 10000 && took < 20000, `the run took ${took} ms (a request's timeout: 10 s)`);
+  } finally {
+    stalling.closeAllConnections();
+    await new Promise((r) => stalling.close(r));
+  }
+});
+
 test("a breached threshold exits 99, a kept one 0, and each is reported", async () => {
   const kept = await runTest([server.url, "--rate", "200", "--duration", "1s", "--threshold", "list.p99<5s", "--threshold", "*.errors<1%"]);
   assert.equal(kept.code, 0, kept.stdout + kept.stderr);
