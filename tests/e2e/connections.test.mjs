@@ -212,7 +212,7 @@ test("idle keep-alive connections and slow requests are closed after the configu
   }
 });
 
-// An idle plain connection holds no read buffer (4 KiB of each connection's 7 KB): it
+// An idle plain connection holds no read buffer (4 KiB of each connection's 7.5 KB): it
 // takes one when a request's first bytes arrive and gives it back once nothing more is buffered.
 test("idle keep-alive connections hold no read buffer, and their next requests are answered", async () => {
   const server = await startServer(dataDir());
@@ -249,6 +249,20 @@ test("idle keep-alive connections hold no read buffer, and their next requests a
     conns[1].socket.write("TP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     for (const c of conns.slice(1)) assert.ok(await waitFor(c, /^HTTP\/1\.1 200/, 2000));
     assert.ok(await until(() => conns[0].received.match(/HTTP\/1\.1 200/g)?.length === 2, 2000), conns[0].received);
+    // The wait for a plain connection's next request reads into 512 bytes of its own: a request
+    // of exactly that, one a byte longer, one of 3 KB, and 16 pipelined past them are each read
+    // whole after an idle wait.
+    const sized = (n) => {
+      const head = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ";
+      return head + "p".repeat(n - head.length - 4) + "\r\n\r\n";
+    };
+    const requests = [sized(512), sized(513), sized(3000), sized(60).repeat(16)];
+    assert.deepEqual(requests.map((r) => r.length), [512, 513, 3000, 960]);
+    await sleep(150);  // past the gap that keeps a busy connection's buffer
+    requests.forEach((r, i) => { conns[i].received = ""; conns[i].socket.write(r); });
+    const answers = [1, 1, 1, 16];
+    for (const [i, n] of answers.entries())
+      assert.ok(await until(() => conns[i].received.match(/HTTP\/1\.1 200/g)?.length === n, 2000), `${requests[i].length} bytes: ${conns[i].received}`);
     for (const c of [...conns, admin]) c.socket.destroy();
   } finally {
     await stopServer(server);

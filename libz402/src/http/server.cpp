@@ -33,6 +33,9 @@ constexpr std::size_t small_read_buffer = 4u << 10;  // a header and a settle bo
 // that a connection sending 10 requests a second or more never waits (a rail node's settles, a
 // reader paging), short enough that one left idle gives its buffer back at its next wait.
 constexpr std::chrono::milliseconds busy_gap{100};
+// What the wait for a plain connection's next request reads into: a GET from a generator or an
+// API client (100 to 300 bytes) in one read; a larger request's rest is read into the buffer.
+constexpr std::size_t landing_bytes = 512;
 constexpr std::size_t tls_record = 16u << 10;  // the most a TLS record carries
 
 std::span<const std::string_view> handler::route_names() const {
@@ -135,12 +138,29 @@ class basic_session final : public session, public std::enable_shared_from_this<
   // busy_gap of the last answer, or while answers were pending) skips it and keeps its buffer
   // until a request comes later than that. The wait is bounded by `timeout` (the idle timeout
   // once a request was answered), the header that follows by the request timeout.
+  //
+  // Over plain TCP the wait is a read into the session's landing bytes: a request that fits
+  // (every generator's and API client's GET) is read whole by it, so the wait costs no
+  // epoll_ctl (a read is queued on the edge-triggered descriptor as it is, where Asio's
+  // async_wait re-arms it each time) and no second read. Over TLS, OpenSSL would hold its
+  // 17 KB record buffer from a read that finds nothing: the wait is on the socket.
   void await_request(std::chrono::steady_clock::duration timeout) {
     drop_read_buffer();
-    await_socket(tcp::socket::wait_read, read_deadline_, timeout, [this](beast::error_code ec) {
-      if (ec) return on_read_error(ec);  // idle too long, closed by a drain: nothing to answer
-      read_header(server_.options().read_timeout);
-    });
+    if constexpr (is_tls) {
+      await_socket(tcp::socket::wait_read, read_deadline_, timeout, [this](beast::error_code ec) {
+        if (ec) return on_read_error(ec);  // idle too long, closed by a drain: nothing to answer
+        read_header(server_.options().read_timeout);
+      });
+    } else {
+      deadlines_.arm(read_deadline_, timeout);
+      stream_.socket().async_read_some(net::buffer(landing_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+        self->deadlines_.disarm(self->read_deadline_);
+        if (ec) return self->on_read_error(ec);  // idle too long, closed by a drain or the client
+        self->hold_read_buffer();
+        self->buffer_.commit(net::buffer_copy(self->buffer_.prepare(n), net::buffer(self->landing_, n)));
+        self->read_header(self->server_.options().read_timeout);
+      });
+    }
   }
 
   // Waits until the socket is ready for `what`, for at most `timeout` (past it, the wait is
@@ -164,6 +184,14 @@ class basic_session final : public session, public std::enable_shared_from_this<
     // Beast compares Content-Length with the limit while parsing the header, before the
     // handler has seen it: parse under the largest limit, apply the request's own in on_header.
     parser_->body_limit(server_.handler().max_body_limit());
+    // A header already buffered whole (a request the landing bytes held, a pipelined one) is
+    // parsed here: Beast's read would complete it through the io loop.
+    if (buffer_.size()) {
+      beast::error_code ec;
+      buffer_.consume(parser_->put(buffer_.data(), ec));
+      if (!ec) return on_header({});
+      if (ec != bhttp::error::need_more) return on_read_error(ec);
+    }
     // One deadline for the header; the body's read arms it again only when there is a body.
     deadlines_.arm(read_deadline_, timeout);
     bhttp::async_read_header(stream_, buffer_, *parser_,
@@ -526,6 +554,9 @@ class basic_session final : public session, public std::enable_shared_from_this<
   Stream stream_;
   server& server_;
   beast::flat_buffer buffer_;
+  // Where a plain connection's wait for its next request reads (await_request).
+  struct no_landing {};
+  [[no_unique_address]] std::conditional_t<is_tls, no_landing, std::array<char, landing_bytes>> landing_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   std::deque<slot> slots_;
   std::size_t first_seq_ = 0;
