@@ -186,16 +186,21 @@ class basic_session final : public session, public std::enable_shared_from_this<
     parser_->body_limit(server_.handler().max_body_limit());
     // A header already buffered whole (a request the landing bytes held, a pipelined one) is
     // parsed here: Beast's read would complete it through the io loop.
-    if (buffer_.size()) {
-      beast::error_code ec;
-      buffer_.consume(parser_->put(buffer_.data(), ec));
-      if (!ec) return on_header({});
-      if (ec != bhttp::error::need_more) return on_read_error(ec);
-    }
+    if (beast::error_code ec; !parse_buffered(ec)) return on_read_error(ec);
+    if (parser_->is_header_done()) return on_header({});
     // One deadline for the header; the body's read arms it again only when there is a body.
     deadlines_.arm(read_deadline_, timeout);
     bhttp::async_read_header(stream_, buffer_, *parser_,
                              [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+  }
+
+  // Gives the parser what the read buffer holds (the header, or with eager() the body too);
+  // false with `ec` when the bytes are not valid HTTP. Needing more bytes is no error.
+  bool parse_buffered(beast::error_code& ec) {
+    if (buffer_.size() == 0) return true;
+    buffer_.consume(parser_->put(buffer_.data(), ec));
+    if (ec == bhttp::error::need_more) ec = {};
+    return !ec;
   }
 
   // The read buffer, counted in z402_http_read_buffers.
@@ -251,13 +256,9 @@ class basic_session final : public session, public std::enable_shared_from_this<
   void read_body() {
     // A small body (every settle's) has usually arrived with its header: parsed from the buffer
     // here, it needs no read operation of its own (Beast's would complete through the io loop).
-    if (buffer_.size()) {
-      beast::error_code ec;
-      parser_->eager(true);
-      buffer_.consume(parser_->put(buffer_.data(), ec));
-      if (ec && ec != bhttp::error::need_more) return on_read_error(ec);
-      if (parser_->is_done()) return on_body({});
-    }
+    parser_->eager(true);
+    if (beast::error_code ec; !parse_buffered(ec)) return on_read_error(ec);
+    if (parser_->is_done()) return on_body({});
     deadlines_.arm(read_deadline_, server_.options().read_timeout);
     // The rest of a body framed by Content-Length is read straight into the request's string,
     // as much as the socket holds at each read (the buffer above is empty once the parser took
